@@ -1,0 +1,1 @@
+"""Files the package ships: NLTK stopwords, synonym lists, protected-word pairs."""

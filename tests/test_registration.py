@@ -1,0 +1,141 @@
+"""The stock TextAttack CLI knows our recipes, without slowing Python start-up."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import console_script, offline_env
+
+PLANTED_MODEL = '''
+import numpy as np
+import textattack
+
+
+class Planted(textattack.models.wrappers.ModelWrapper):
+    """Fragile on purpose: positive iff the word 'good' is in the text."""
+
+    def __init__(self):
+        self.model = None
+
+    def __call__(self, texts):
+        pos = np.array([1.0 if "good" in t.lower().split() else 0.0 for t in texts])
+        return np.stack([1.0 - pos, pos], axis=1)
+
+
+model = Planted()
+'''
+
+PLANTED_DATA = '''
+import textattack
+
+dataset = textattack.datasets.Dataset(
+    [("a good film", 1), ("good acting and a good plot", 1), ("a dull film", 0)]
+)
+'''
+
+
+def run(cmd, **env):
+    return subprocess.run(cmd, capture_output=True, text=True, env=offline_env(**env), timeout=600)
+
+
+def test_import_is_cheap_and_does_not_import_torch():
+    code = "import sys, textattack_secondorder, textattack_secondorder_hook, textattack_secondorder.resources;" \
+           "print('torch' in sys.modules, 'textattack' in sys.modules)"
+    out = run([sys.executable, "-c", code])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_hook_is_installed_at_startup():
+    out = run([sys.executable, "-c", "import sys; print([type(f).__name__ for f in sys.meta_path])"])
+    assert "_Finder" in out.stdout, "textattack_secondorder_hook.pth did not run at start-up"
+
+
+def test_stock_cli_lists_our_recipe():
+    out = run([console_script("textattack"), "list", "attack-recipes"])
+    assert out.returncode == 0, out.stderr
+    assert "textfooler-offline" in out.stdout
+
+
+def test_opt_out_and_manual_register(repo):
+    code = textwrap.dedent(
+        """
+        import textattack.attack_args as a
+        before = 'textfooler-offline' in a.ATTACK_RECIPE_NAMES
+        import textattack_secondorder
+        table = textattack_secondorder.register()
+        print(before, 'textfooler-offline' in a.ATTACK_RECIPE_NAMES, 'textfooler-offline^x=1' in table.keys())
+        """
+    )
+    out = run([sys.executable, "-c", code], TEXTATTACK_SECONDORDER_NO_HOOK="1",
+              NLTK_DATA=str(repo / "data" / "nltk_data"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "True", "True"]
+
+
+def test_fallback_entry_point_lists_recipes_with_hook_off():
+    out = run([sys.executable, "-m", "textattack_secondorder", "list", "attack-recipes"],
+              TEXTATTACK_SECONDORDER_NO_HOOK="1")
+    assert out.returncode == 0, out.stderr
+    assert "textfooler-offline" in out.stdout
+
+
+def test_recipe_table_accepts_params_only_for_known_names():
+    from textattack_secondorder.registry import RecipeTable
+
+    table = RecipeTable({"so-x": "expr"})
+    assert "so-x" in table.keys()
+    assert "so-x^beam_width=3" in table.keys()
+    assert "other^beam_width=3" not in table.keys()
+    assert list(table.keys()) == ["so-x"]
+
+
+def test_unknown_recipe_parameter_is_a_clear_error():
+    from textattack_secondorder.attack_recipes import TextFoolerOffline
+
+    with pytest.raises(ValueError) as e:
+        TextFoolerOffline.build(object(), beam_widht=3)
+    msg = str(e.value)
+    assert "beam_widht" in msg and "max_candidates" in msg and "textfooler-offline" in msg
+
+
+def test_parse_recipe_params():
+    from textattack_secondorder.registry import parse_recipe_params
+
+    assert parse_recipe_params("a=1,b='x',c=True,d=path/to.json") == {"a": 1, "b": "x", "c": True, "d": "path/to.json"}
+    with pytest.raises(ValueError):
+        parse_recipe_params("a=1,2")
+
+
+def test_stock_cli_attacks_planted_model_with_recipe_params(tmp_path):
+    """`textattack attack --recipe "textfooler-offline^..."` runs our recipe end to end."""
+    (tmp_path / "model.py").write_text(PLANTED_MODEL)
+    (tmp_path / "data.py").write_text(PLANTED_DATA)
+    syn = tmp_path / "syn.json"
+    syn.write_text('{"good": ["fine", "decent"], "dull": ["boring"]}')
+    csv = tmp_path / "log.csv"
+    recipe = f"textfooler-offline^synonyms='{syn}',use_sentence_encoder=False"
+    out = run([console_script("textattack"), "attack", "--recipe", recipe,
+               "--model-from-file", str(tmp_path / "model.py"),
+               "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset",
+               "--num-examples", "3", "--log-to-csv", str(csv), "--disable-stdout"])
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert "Number of successful attacks: | 2" in out.stdout.replace("  ", " ") or \
+        "Number of successful attacks:" in out.stdout
+    import pandas as pd
+
+    log = pd.read_csv(csv)
+    assert (log["result_type"] == "Successful").sum() == 2
+    assert all("good" not in t.split() for t in log.loc[log["result_type"] == "Successful", "perturbed_text"])
+
+
+def test_stock_cli_rejects_unknown_recipe_parameter(tmp_path):
+    (tmp_path / "model.py").write_text(PLANTED_MODEL)
+    (tmp_path / "data.py").write_text(PLANTED_DATA)
+    out = run([console_script("textattack"), "attack", "--recipe", "textfooler-offline^nonsense=1",
+               "--model-from-file", str(tmp_path / "model.py"),
+               "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1"])
+    assert out.returncode != 0
+    assert "Unknown parameter(s) 'nonsense'" in out.stderr
+    assert "max_candidates" in out.stderr

@@ -1,0 +1,53 @@
+"""textattack-secondorder: a TextAttack plugin.
+
+Second-order (double perturbation) attacks, counterfactual token bias,
+single-word flip capability / SP-Attack / SP-Defense and meaning-preservation
+metrics, built from TextAttack's parts.
+
+Importing this package is cheap: it imports neither torch nor TextAttack.
+Sub-packages mirror TextAttack's layout (``goal_functions``,
+``transformations``, ``constraints``, ``search_methods``, ``attack_recipes``,
+``augmentation``) plus ``metrics``, ``resources``, ``models`` and ``datasets``.
+"""
+from ._version import __version__
+
+
+def register():
+    """Add this package's recipes to the stock TextAttack command line.
+
+    Normally done automatically right after ``import textattack`` (through the
+    import hook installed by ``textattack_secondorder_hook.pth``); call it by
+    hand if you set ``TEXTATTACK_SECONDORDER_NO_HOOK=1``.
+    """
+    from .registry import register as _register
+
+    return _register()
+
+
+_SUBPACKAGES = (
+    "attack_recipes",
+    "augmentation",
+    "cli",
+    "constraints",
+    "datasets",
+    "goal_functions",
+    "metrics",
+    "models",
+    "registry",
+    "resources",
+    "search_methods",
+    "transformations",
+)
+
+
+def __getattr__(name):
+    # Sub-packages load on first use, so `textattack_secondorder.attack_recipes.X` works
+    # in the expressions TextAttack evaluates, without importing torch at start-up.
+    if name in _SUBPACKAGES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["__version__", "register"]

@@ -1,0 +1,42 @@
+"""What the start-up hook does when TextAttack is imported (see ``textattack_secondorder_hook``).
+
+Kept free of torch/TextAttack imports: it runs inside TextAttack's own import.
+"""
+import logging
+import os
+
+logger = logging.getLogger("textattack_secondorder")
+
+
+def nltk_data_dir():
+    """Folder holding the NLTK data this package ships (English stopwords)."""
+    from .resources.paths import data_path
+
+    return str(data_path("nltk_data"))
+
+
+def add_nltk_data_path():
+    """Append the shipped NLTK data to ``nltk.data.path`` (the user's own data keeps priority)."""
+    import nltk.data
+
+    path = nltk_data_dir()
+    if path not in nltk.data.path:
+        nltk.data.path.append(path)
+    return path
+
+
+def before_textattack_import():
+    try:
+        add_nltk_data_path()
+    except Exception as e:  # never break the user's import
+        logger.warning("textattack-secondorder: could not add its NLTK data path: %s", e)
+
+
+def after_args_module_import(module):
+    """Called right after ``textattack.attack_args`` / ``textattack.augment_args`` ran."""
+    try:
+        from .registry import install_tables
+
+        install_tables(module)
+    except Exception as e:
+        logger.warning("textattack-secondorder: could not register its recipes with TextAttack: %s", e)

@@ -1,0 +1,1 @@
+"""augmentation of textattack-secondorder."""

@@ -1,0 +1,54 @@
+"""Command line of textattack-secondorder (``textattack-so`` / ``python -m textattack_secondorder``).
+
+Each sub-command lives in its own module of this package and exposes
+``add_parser(subparsers)``, which registers an ``argparse`` sub-parser whose
+``func`` default runs the command. ``SUBCOMMAND_MODULES`` lists them; a module
+is imported only when the command line is built, so start-up stays cheap.
+"""
+import argparse
+import importlib
+import sys
+
+# module name (in textattack_secondorder.cli) for each sub-command group
+SUBCOMMAND_MODULES = [
+    "textattack_passthrough",  # attack / augment / list ... through the stock TextAttack CLI
+    "resources_cmd",  # resources: what each slot resolves to
+    "victims_cmd",  # train-victims / data
+]
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog="textattack-so",
+        description="textattack-secondorder: second-order and single-word attacks, metrics and defenses "
+        "for TextAttack. `attack`, `augment` and `list` run the stock TextAttack commands with this "
+        "package's recipes registered.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name == f"{__name__}.{name}":
+                continue  # sub-command not built yet
+            raise
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not argv:
+        parser.print_help()
+        return 0
+    args, rest = parser.parse_known_args(argv)
+    if getattr(args, "accepts_rest", False):
+        args.rest = rest
+    elif rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    if not hasattr(args, "func"):
+        parser.print_help()
+        return 2
+    result = args.func(args)
+    return 0 if result is None else int(result)

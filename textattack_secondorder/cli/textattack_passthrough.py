@@ -1,0 +1,32 @@
+"""``textattack-so attack|augment|list|...``: the stock TextAttack CLI with our recipes registered.
+
+A fallback for environments where the start-up hook is switched off
+(``TEXTATTACK_SECONDORDER_NO_HOOK=1``) or the ``.pth`` file was not installed.
+"""
+import sys
+
+TEXTATTACK_COMMANDS = ("attack", "attack-resume", "augment", "benchmark-recipe", "eval", "list", "peek-dataset", "train")
+
+
+def add_parser(subparsers):
+    for name in TEXTATTACK_COMMANDS:
+        p = subparsers.add_parser(
+            name,
+            help=f"run `textattack {name} ...` with textattack-secondorder's recipes registered",
+            add_help=False,
+        )
+        p.set_defaults(func=run, textattack_command=name, accepts_rest=True)
+
+
+def run(args):
+    from textattack_secondorder import register
+
+    register()
+    from textattack.commands.textattack_cli import main as textattack_main
+
+    argv = sys.argv
+    sys.argv = ["textattack", args.textattack_command, *args.rest]
+    try:
+        textattack_main()
+    finally:
+        sys.argv = argv

@@ -1,0 +1,1 @@
+"""constraints of textattack-secondorder."""

@@ -1,0 +1,1 @@
+"""goal functions of textattack-secondorder."""

@@ -1,0 +1,1 @@
+"""metrics of textattack-secondorder."""

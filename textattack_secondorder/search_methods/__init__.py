@@ -1,0 +1,1 @@
+"""search methods of textattack-secondorder."""

@@ -1,0 +1,1 @@
+"""transformations of textattack-secondorder."""

@@ -1,0 +1,82 @@
+"""Start-up hook of textattack-secondorder (imported by ``textattack_secondorder_hook.pth``).
+
+It only installs a tiny ``sys.meta_path`` finder; nothing heavy is imported at
+Python start-up. When ``textattack`` is imported later, the finder
+
+* puts the NLTK stopwords this package ships on ``nltk.data.path`` just before
+  ``textattack`` runs (TextAttack reads them at import time and has no offline
+  copy), and
+* registers this package's recipes right after ``textattack.attack_args`` and
+  ``textattack.augment_args`` have run, so the stock ``textattack`` command knows
+  them.
+
+Set ``TEXTATTACK_SECONDORDER_NO_HOOK=1`` to switch it off; then call
+``textattack_secondorder.register()`` yourself or use ``python -m textattack_secondorder``.
+"""
+import os
+import sys
+
+_OPT_OUT = "TEXTATTACK_SECONDORDER_NO_HOOK"
+_WATCHED = ("textattack", "textattack.attack_args", "textattack.augment_args")
+
+
+class _Loader:
+    """Delegates to the real loader and calls back after (or before) executing the module."""
+
+    def __init__(self, loader, name):
+        self._loader = loader
+        self._name = name
+
+    def __getattr__(self, attr):
+        return getattr(self._loader, attr)
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        module.__loader__ = self._loader
+        if self._name == "textattack":
+            _call("before_textattack_import")
+        self._loader.exec_module(module)
+        if self._name != "textattack":
+            _call("after_args_module_import", module)
+
+
+def _call(function, *args):
+    try:
+        from textattack_secondorder import _plugin
+    except ImportError:  # package half-uninstalled: stay out of the way
+        return
+    getattr(_plugin, function)(*args)
+
+
+class _Finder:
+    """Meta-path finder that only answers for the watched TextAttack modules."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname not in _WATCHED:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(fullname, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = _Loader(spec.loader, fullname)
+        return spec
+
+    def invalidate_caches(self):
+        pass
+
+
+def install():
+    if os.environ.get(_OPT_OUT, "").strip().lower() not in ("", "0", "false", "no"):
+        return
+    if not any(isinstance(f, _Finder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Finder())
+
+
+install()
