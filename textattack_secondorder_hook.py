@@ -8,7 +8,9 @@ Python start-up. When ``textattack`` is imported later, the finder
   copy), and
 * registers this package's recipes right after ``textattack.attack_args`` and
   ``textattack.augment_args`` have run, so the stock ``textattack`` command knows
-  them.
+  them, and
+* once ``textattack`` has finished importing, lets our results add their columns
+  to TextAttack's CSV log and our recipes add rows to its summary table.
 
 Set ``TEXTATTACK_SECONDORDER_NO_HOOK=1`` to switch it off; then call
 ``textattack_secondorder.register()`` yourself or use ``python -m textattack_secondorder``.
@@ -37,8 +39,10 @@ class _Loader:
         module.__loader__ = self._loader
         if self._name == "textattack":
             _call("before_textattack_import")
-        self._loader.exec_module(module)
-        if self._name != "textattack":
+            self._loader.exec_module(module)
+            _call("after_textattack_import")
+        else:
+            self._loader.exec_module(module)
             _call("after_args_module_import", module)
 
 

@@ -40,3 +40,13 @@ def after_args_module_import(module):
         install_tables(module)
     except Exception as e:
         logger.warning("textattack-secondorder: could not register its recipes with TextAttack: %s", e)
+
+
+def after_textattack_import():
+    """Called once ``textattack`` has finished importing."""
+    try:
+        from .extensions import extend_textattack
+
+        extend_textattack()
+    except Exception as e:
+        logger.warning("textattack-secondorder: could not extend TextAttack's loggers: %s", e)

@@ -19,6 +19,9 @@ SPLIT = "^"  # textattack.shared.utils.ARGS_SPLIT_TOKEN
 
 # name -> attribute path inside this package; each class has ``build(model_wrapper, **params)``.
 ATTACK_RECIPES = {
+    "so-beam": "attack_recipes.SOBeam",
+    "so-enum": "attack_recipes.SOEnum",
+    "so-random": "attack_recipes.SORandom",
     "textfooler-offline": "attack_recipes.TextFoolerOffline",
 }
 # name -> attribute path of an Augmenter class accepting TextAttack's augment keyword arguments.
@@ -153,4 +156,7 @@ def register():
 
     install_tables(textattack.attack_args)
     install_tables(textattack.augment_args)
+    from .extensions import extend_textattack
+
+    extend_textattack()
     return textattack.attack_args.ATTACK_RECIPE_NAMES

@@ -7,6 +7,10 @@ import importlib
 _RECIPES = {
     "SORecipe": ".recipe",
     "TextFoolerOffline": ".textfooler_offline",
+    "SecondOrderAttack": ".second_order",
+    "SOBeam": ".second_order",
+    "SOEnum": ".second_order",
+    "SORandom": ".second_order",
 }
 
 

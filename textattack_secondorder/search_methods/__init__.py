@@ -1,1 +1,4 @@
-"""search methods of textattack-secondorder."""
+"""Search methods of textattack-secondorder."""
+from .second_order import RandomNeighborhoodWalk, SecondOrderBeamSearch, SecondOrderEnumeration
+
+__all__ = ["SecondOrderBeamSearch", "SecondOrderEnumeration", "RandomNeighborhoodWalk"]

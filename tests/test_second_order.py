@@ -1,0 +1,234 @@
+"""Double perturbation (Zhang et al. 2021): neighbourhood rule, patch words, SO-Beam, SO-Enum, random walk."""
+import json
+
+import numpy as np
+import pytest
+import textattack
+from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult
+from textattack.shared import AttackedText
+
+from textattack_secondorder.attack_recipes import SOBeam, SOEnum, SORandom
+from textattack_secondorder.goal_functions import PatchWordSelector, apply_patch, beam_loss
+from textattack_secondorder.resources.word_proposers import WordProposer
+from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
+
+
+class TableProposer(WordProposer):
+    """Deterministic proposer: a fixed candidate list per current word."""
+
+    def __init__(self, table):
+        super().__init__(device="cpu")
+        self.table = table
+        self.calls = 0
+
+    def propose(self, sentences, positions, top_k=21):
+        self.calls += 1
+        return [[self.table.get(s[i].lower(), [])[:top_k] for i in pos] for s, pos in zip(sentences, positions)]
+
+
+class Planted(textattack.models.wrappers.ModelWrapper):
+    """Positive iff a rule holds; probabilities 0.9 / 0.1 (so the beam loss is informative)."""
+
+    def __init__(self, rule, num_classes=2):
+        self.model = None
+        self.rule = rule
+        self.num_classes = num_classes
+        self.seen = []
+
+    def __call__(self, texts):
+        self.seen.append(len(texts))
+        out = []
+        for t in texts:
+            words = set(t.lower().split())
+            c = int(self.rule(words))
+            row = np.full(self.num_classes, 0.1 / (self.num_classes - 1))
+            row[c] = 0.9
+            out.append(row)
+        return np.array(out)
+
+
+SYNONYMS = {"good": ["fine"], "movie": ["film"]}
+TABLE = {
+    "movie": [("film", 5.0), ("show", 4.5), ("picture", 1.0)],  # picture: below L[0] - 3
+    "a": [("the", 5.0), ("one", 4.0)],
+    "good": [("nice", 5.0), ("great", 4.9)],  # the patch word: its position must stay frozen
+    "film": [("movie", 5.0), ("show", 4.8)],
+    "show": [("film", 5.0), ("movie", 4.5)],
+    "the": [("a", 5.0), ("one", 4.0)],
+    "one": [("a", 5.0), ("the", 4.0)],
+}
+
+
+def fragile_at_film(words):
+    """Robust on 'a good movie', fragile on 'a good film' (good -> fine flips it)."""
+    if "fine" in words and "film" in words:
+        return False
+    return "good" in words or "fine" in words
+
+
+def fragile_at_the_film(words):
+    """Vulnerable only two substitutions away ('the good film')."""
+    if "fine" in words and "film" in words and "the" in words:
+        return False
+    return "good" in words or "fine" in words
+
+
+def run_attack(recipe, model, texts, **params):
+    attack = recipe.build(model, synonyms=SYNONYMS, masked_lm=TableProposer(TABLE), **params)
+    dataset = textattack.datasets.Dataset([(t, 1) for t in texts])
+    args = textattack.AttackArgs(num_examples=len(texts), disable_stdout=True, silent=True)
+    return textattack.Attacker(attack, dataset, args).attack_dataset()
+
+
+def test_beam_loss_is_symmetric_in_the_class_used():
+    px, pxp = np.array([0.3, 0.7]), np.array([0.6, 0.4])
+    assert beam_loss(px, pxp, 1) == pytest.approx(beam_loss(px, pxp, 0))
+    assert beam_loss(px, pxp, 1) == pytest.approx(-np.log(1 - 0.4) - np.log(0.7))
+
+
+def test_patch_pair_maximises_single_word_difference():
+    class Scores(textattack.models.wrappers.ModelWrapper):
+        model = None
+
+        def __call__(self, texts):
+            table = {"good": 0.9, "fine": 0.2, "movie": 0.5, "film": 0.55}
+            return np.array([[1 - table.get(t, 0.5), table.get(t, 0.5)] for t in texts])
+
+    sel = PatchWordSelector(Scores(), SYNONYMS)
+    pair, reason = sel.select(AttackedText("a good movie"))
+    assert reason is None and (pair.p1, pair.p2, pair.index) == ("good", "fine", 1)
+    assert apply_patch(AttackedText("A Good movie"), pair).text == "A Fine movie"
+    # p1 must occur exactly once, p2 must not occur already
+    assert sel.select(AttackedText("good good"))[0] is None
+    assert sel.select(AttackedText("a good fine movie"))[0].p1 == "movie"
+    pair, reason = sel.select(AttackedText("nothing to swap here"))
+    assert pair is None and "no patch word" in reason
+
+
+def test_neighborhood_rule_kappa_delta_on_tiny_masked_lm(tmp_path):
+    """Algorithm 1 keeps logits > max(L[κ], L[0] - δ), then drops pieces, non-words and the current word."""
+    torch = pytest.importorskip("torch")
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+
+    from textattack_secondorder.resources.word_proposers import MaskedLMProposer
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "good", "movie", "film", "show", "great",
+             "bad", "##s", "the", "42", "picture"]
+    (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    tok = BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"))
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=64, tie_word_embeddings=False)
+    model = BertForMaskedLM(cfg)
+    bias = torch.zeros(len(vocab))
+    for w, v in {"film": 10.0, "show": 9.0, "##s": 8.6, "great": 8.2, "42": 8.1, "picture": 7.0, "bad": 5.0}.items():
+        bias[vocab.index(w)] = v
+    with torch.no_grad():
+        model.cls.predictions.decoder.weight.zero_()
+        model.cls.predictions.decoder.bias.copy_(bias)
+        model.cls.predictions.bias.copy_(bias)
+    proposer = MaskedLMProposer(model, tokenizer=tok, device="cpu")
+    text = AttackedText("a good movie")
+
+    def swapped(t, **kw):
+        out = WordSwapNeighborhood(proposer, **kw)._get_transformations(t, {2})
+        return sorted(x.words[2] for x in out)
+
+    # δ = 3: floor 7 -> film, show, great ("##s" is a piece, "42" a non-word, picture = 7 is not > 7)
+    assert swapped(text) == ["film", "great", "show"]
+    # κ = 2: L[2] = 8.6 -> only scores above it
+    assert swapped(text, kappa=2) == ["film", "show"]
+    # the current word is never proposed
+    assert swapped(AttackedText("a good film")) == ["great", "show"]
+
+
+def test_so_beam_finds_vulnerable_example_for_planted_fragile_model():
+    model = Planted(fragile_at_film)
+    [res] = run_attack(SOBeam, model, ["a good movie"])
+    assert isinstance(res, SuccessfulAttackResult)
+    pr = res.perturbed_result
+    assert pr.attacked_text.text == "a good film"
+    assert pr.patched_text.text == "a fine film"
+    assert pr.output != pr.patched_output
+    assert pr.perturbed_words == 1
+    # the patch word position is never modified and "picture" (below L[0]-δ) never appears
+    assert "good" in pr.attacked_text.words
+
+
+def test_so_beam_batches_x_and_patched_x_together():
+    model = Planted(fragile_at_the_film)
+    [res] = run_attack(SOBeam, model, ["a good movie"], beam_width=5)
+    assert isinstance(res, SuccessfulAttackResult)
+    assert res.perturbed_result.attacked_text.text == "the good film"
+    # every model call holds an even number of texts: each candidate with its twin
+    assert all(n % 2 == 0 for n in model.seen[1:])
+
+
+def test_so_enum_returns_a_closest_vulnerable_example():
+    # both 'a good film' (distance 1) and 'the good film' (distance 2) are vulnerable here
+    def rule(words):
+        return fragile_at_film(words) and fragile_at_the_film(words)
+
+    [res] = run_attack(SOEnum, Planted(rule), ["a good movie"])
+    assert isinstance(res, SuccessfulAttackResult)
+    assert res.perturbed_result.perturbed_words == 1
+    [res] = run_attack(SOEnum, Planted(fragile_at_the_film), ["a good movie"])
+    assert isinstance(res, SuccessfulAttackResult)
+    assert res.perturbed_result.attacked_text.text == "the good film"
+    assert res.perturbed_result.perturbed_words == 2
+
+
+def test_vulnerable_input_is_a_success_at_distance_zero():
+    [res] = run_attack(SOBeam, Planted(lambda w: "good" in w), ["a good movie"])
+    assert isinstance(res, SuccessfulAttackResult)
+    assert res.perturbed_result.perturbed_words == 0
+
+
+def test_examples_without_patch_words_are_skipped_with_reason():
+    model = Planted(fragile_at_film)
+    results = run_attack(SOBeam, model, ["nothing to swap", "a good movie"])
+    assert isinstance(results[0], SkippedAttackResult)
+    assert "no patch word" in results[0].original_result.skip_reason
+    assert isinstance(results[1], SuccessfulAttackResult)
+
+
+def test_random_walk_runs_and_respects_depth():
+    [res] = run_attack(SORandom, Planted(lambda w: False), ["a good movie"], max_depth=3)
+    assert not isinstance(res, SuccessfulAttackResult)
+    assert res.perturbed_result.perturbed_words <= 3
+
+
+def test_query_budget_counts_both_texts():
+    [res] = run_attack(SOBeam, Planted(lambda w: "good" in w or "fine" in w), ["a good movie"], query_budget=6)
+    assert res.perturbed_result.num_queries <= 6
+
+
+def test_multiclass_model():
+    def rule4(words):
+        return fragile_at_film(words)
+
+    model = Planted(rule4, num_classes=4)
+    [res] = run_attack(SOBeam, model, ["a good movie"])
+    assert isinstance(res, SuccessfulAttackResult)
+
+
+def test_csv_log_carries_patch_columns(tmp_path):
+    import pandas as pd
+
+    attack = SOBeam.build(Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm=TableProposer(TABLE))
+    dataset = textattack.datasets.Dataset([("a good movie", 1), ("nothing to swap", 0)])
+    csv = tmp_path / "log.csv"
+    args = textattack.AttackArgs(num_examples=2, disable_stdout=True, silent=True, log_to_csv=str(csv))
+    textattack.Attacker(attack, dataset, args).attack_dataset()
+    df = pd.read_csv(csv)
+    row = df.iloc[0]
+    assert (row.patch_p1, row.patch_p2) == ("good", "fine")
+    assert row.vulnerable_text == "a good film" and row.vulnerable_patched_text == "a fine film"
+    assert row.vulnerable_output != row.vulnerable_patched_output
+    assert row.perturbed_words == 1 and row.num_queries > 0
+    assert json.loads(row.vulnerable_probs)[1] == pytest.approx(0.9)
+    assert "no patch word" in df.iloc[1].skip_reason
+
+
+def test_unknown_parameter_lists_valid_ones():
+    with pytest.raises(ValueError, match="beam_width"):
+        SOBeam.build(Planted(fragile_at_film), beam_widht=3)

@@ -1,0 +1,125 @@
+"""
+Double perturbation: SO-Beam, SO-Enum and the random baseline
+=============================================================
+
+Zhang, C., Zhao, J., Zhang, H., Chang, K.-W., Hsieh, C.-J. (2021).
+"Double Perturbation: On the Robustness of Robustness and Counterfactual Bias
+Evaluation." NAACL 2021. https://arxiv.org/abs/2104.05232
+
+A model can be robust on a test sentence ``x0`` (the synonym swap ``p`` does not
+change its prediction) and fragile on a natural sentence ``x̃0`` a word or two
+away. These recipes search the masked-LM neighbourhood of ``x0`` for a
+*vulnerable example*: ``f(x̃0 ⊕ p) != f(x̃0)``.
+
+    textattack attack --recipe so-beam --model-from-file recipes/models/mr_cnn.py \\
+        --dataset-from-file "recipes/datasets/mr.py^dataset" --num-examples 50
+    textattack attack --recipe "so-beam^beam_width=10,max_depth=4" ...
+
+From Python: ``SOBeam.build(model_wrapper, beam_width=10)`` with ``textattack.Attacker``.
+"""
+from textattack import Attack
+
+from ..goal_functions.second_order import PatchWordModification, PatchWordsUnique, SecondOrderClassification
+from ..metrics.second_order import second_order_summary_metrics
+from ..search_methods.second_order import RandomNeighborhoodWalk, SecondOrderBeamSearch, SecondOrderEnumeration
+from ..transformations.neighborhood import DELTA, KAPPA, WordSwapNeighborhood
+from .recipe import SORecipe
+
+
+class SecondOrderAttack(Attack):
+    """An ``Attack`` whose search can batch the neighbourhood proposals of a whole step.
+
+    Also carries ``summary_metrics`` (rows our extension adds to TextAttack's summary table).
+    """
+
+    def __init__(self, goal_function, constraints, transformation, search_method, summary_metrics=None):
+        super().__init__(goal_function, constraints, transformation, search_method)
+        if hasattr(transformation, "prefetch"):
+            search_method.prefetch_transformations = transformation.prefetch
+        self.summary_metrics = summary_metrics or {}
+
+    def clear_cache(self, recursive=True):
+        super().clear_cache(recursive)
+        if hasattr(self.transformation, "clear_cache"):
+            self.transformation.clear_cache()
+
+
+# Parameters shared by the three recipes (defaults: paper §3 / Algorithm 1).
+COMMON_PARAMS = {
+    "synonyms": (None, "word->synonyms JSON for patch words; None = synonyms slot (counter-fitted online, "
+                       "packaged GloVe+WordNet list offline). Paper: counter-fitted synonyms (Jia et al. 2019)"),
+    "masked_lm": (None, "masked-LM slot: HF model name/path, 'gemma', 'minilm-mlm' or a WordProposer; "
+                        "None = slot default. Paper: distilbert-base-uncased"),
+    "kappa": (KAPPA, "Algorithm 1: keep logits > max(L[kappa], L[0] - delta); paper kappa = 20"),
+    "delta": (DELTA, "Algorithm 1: paper delta = 3"),
+    "perplexity": (False, "add median causal-LM perplexity of originals / vulnerable examples to the summary"),
+    "causal_lm": (None, "causal-LM slot for perplexity (None = gpt2 online, gemma offline)"),
+    "device": (None, "device of the word proposer (None = TextAttack's default device)"),
+}
+
+
+class _SecondOrderRecipe(SORecipe):
+    @classmethod
+    def _search(cls, p):
+        raise NotImplementedError
+
+    @classmethod
+    def _build(cls, model_wrapper, **p):
+        from ..resources import load_synonyms
+
+        synonyms = p["synonyms"] if isinstance(p["synonyms"], dict) else load_synonyms(p["synonyms"])
+        # "Every candidate costs two model outputs (x and x ⊕ p)" -> query budget counts both.
+        goal_function = SecondOrderClassification(model_wrapper, synonyms, query_budget=p["query_budget"])
+        transformation = WordSwapNeighborhood(p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"])
+        # "The positions holding the patch word are never modified."
+        constraints = [PatchWordModification(goal_function), PatchWordsUnique(goal_function)]
+        metrics = second_order_summary_metrics(p["perplexity"], p["causal_lm"], p["device"])
+        return SecondOrderAttack(goal_function, constraints, transformation, cls._search(p), metrics)
+
+
+class SOBeam(_SecondOrderRecipe):
+    """SO-Beam (paper Algorithm 2): beam search over the neighbourhood minimising Eq. 4."""
+
+    name = "so-beam"
+    PARAMS = dict(
+        COMMON_PARAMS,
+        beam_width=(20, "Algorithm 2: beam size beta = 20"),
+        max_depth=(6, "Algorithm 2: at most k = 6 substitutions"),
+        query_budget=(50_000, "model queries per example, x and x ⊕ p counted separately (reference code: 50,000)"),
+    )
+
+    @classmethod
+    def _search(cls, p):
+        return SecondOrderBeamSearch(beam_width=p["beam_width"], max_depth=p["max_depth"])
+
+
+class SOEnum(_SecondOrderRecipe):
+    """SO-Enum: enumerate Neighbor_k(x0), closest first; returns a closest vulnerable example."""
+
+    name = "so-enum"
+    PARAMS = dict(
+        COMMON_PARAMS,
+        max_distance=(2, "enumerate Neighbor_k for k <= 2 (paper: small neighbourhood, k = 2)"),
+        eval_batch_size=(256, "candidates per goal-function call (early stop between batches)"),
+        query_budget=(100_000, "model queries per example (reference code: 100,000); enumeration is exponential"),
+    )
+
+    @classmethod
+    def _search(cls, p):
+        return SecondOrderEnumeration(max_distance=p["max_distance"], eval_batch_size=p["eval_batch_size"])
+
+
+class SORandom(_SecondOrderRecipe):
+    """Random baseline (paper A.1): random walk of up to 6 substitutions in the same neighbourhood."""
+
+    name = "so-random"
+    PARAMS = dict(
+        COMMON_PARAMS,
+        max_depth=(6, "A.1: randomly replacing up to 6 words"),
+        seed=(0, "random seed of the walk"),
+        query_budget=(50_000, "model queries per example"),
+    )
+
+    @classmethod
+    def _search(cls, p):
+        return RandomNeighborhoodWalk(max_depth=p["max_depth"], seed=p["seed"])

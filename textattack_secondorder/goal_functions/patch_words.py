@@ -1,0 +1,136 @@
+"""Patch words of the double-perturbation attack (Zhang et al. 2021, §3.1; ALGORITHMS.md §1.2).
+
+A patch pair ``p = (p1, p2)`` is a synonym swap applied to every candidate
+text: ``x ⊕ p`` replaces the occurrence of ``p1`` in ``x`` by ``p2``. For an
+input ``x0`` the candidates are ``p1`` occurring exactly once in ``x0`` and
+``p2`` a synonym of ``p1`` not occurring in ``x0``; the chosen pair maximises
+``|f_soft(p2) - f_soft(p1)|``, the model's output on the single word as the
+whole input (L1 distance of the probability vectors for more than two
+classes; for two classes this ranks pairs exactly like the positive-class
+difference). Single-word outputs depend only on the model, so they are
+computed once per model and cached.
+"""
+import logging
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class PatchPair:
+    """The swap ``p1 -> p2`` at word ``index`` of the input (``score`` = |f_soft(p2) - f_soft(p1)|₁)."""
+
+    p1: str
+    p2: str
+    index: int
+    score: float
+
+    def __str__(self):
+        return f"{self.p1} → {self.p2}"
+
+
+def match_case(word, like):
+    """``word`` written with the capitalisation of ``like`` (all caps, title case or as is)."""
+    if like.isupper() and len(like) > 1:
+        return word.upper()
+    if like[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+def apply_patch(attacked_text, patch):
+    """``x ⊕ p``: replace the word at ``patch.index`` (which holds ``p1``) by ``p2``."""
+    current = attacked_text.words[patch.index]
+    if current.lower() != patch.p1:
+        raise ValueError(f"word {patch.index} of {attacked_text.text!r} is {current!r}, not patch word {patch.p1!r}")
+    return attacked_text.replace_word_at_index(patch.index, match_case(patch.p2, current))
+
+
+# model wrapper -> {word: probability vector}; kept while the wrapper lives.
+_SCORE_CACHE = weakref.WeakKeyDictionary()
+
+
+class PatchWordSelector:
+    """Chooses the patch pair of an input from a synonym list and the model's single-word outputs.
+
+    Args:
+        model_wrapper: a TextAttack ``ModelWrapper`` (outputs logits or probabilities).
+        synonyms: mapping word -> synonyms (``SynonymList`` or dict; keys lower-case).
+        batch_size: model batch size for single-word queries.
+    """
+
+    def __init__(self, model_wrapper, synonyms, batch_size=256):
+        self.model_wrapper = model_wrapper
+        self.synonyms = synonyms
+        self.batch_size = batch_size
+        try:
+            self._cache = _SCORE_CACHE.setdefault(model_wrapper, {})
+        except TypeError:  # wrapper not weak-referenceable
+            self._cache = {}
+
+    def single_word_scores(self, words):
+        """Probability vectors of the model on each word as the whole input (cached per model)."""
+        missing = sorted({w for w in words if w not in self._cache})
+        for i in range(0, len(missing), self.batch_size):
+            batch = missing[i : i + self.batch_size]
+            probs = to_probabilities(self.model_wrapper(batch), len(batch))
+            for w, p in zip(batch, probs):
+                self._cache[w] = p
+        return {w: self._cache[w] for w in words}
+
+    def candidates(self, words):
+        """All ``(p1, p2, index)`` candidates for a tokenised input (rules of ALGORITHMS.md §1.2)."""
+        lowered = [w.lower() for w in words]
+        counts = {}
+        for w in lowered:
+            counts[w] = counts.get(w, 0) + 1
+        present = set(lowered)
+        out = []
+        for i, w in enumerate(lowered):
+            if counts[w] != 1:
+                continue
+            for s in self.synonyms.get(w, ()):
+                s = s.lower()
+                if s != w and s not in present:
+                    out.append((w, s, i))
+        return out
+
+    def select(self, attacked_text):
+        """Return ``(PatchPair, None)``, or ``(None, reason)`` when the input has no usable pair."""
+        words = attacked_text.words
+        if not words:
+            return None, "empty text: no words to patch"
+        cands = self.candidates(words)
+        if not cands:
+            return None, "no patch word: no word occurring once has a synonym absent from the text"
+        scores = self.single_word_scores({w for c in cands for w in c[:2]})
+        best = max(cands, key=lambda c: (float(np.abs(scores[c[1]] - scores[c[0]]).sum()), -c[2]))
+        score = float(np.abs(scores[best[1]] - scores[best[0]]).sum())
+        return PatchPair(best[0], best[1], best[2], score), None
+
+
+def to_probabilities(outputs, expected_rows=None):
+    """Model outputs (logits or probabilities, numpy/torch/list) -> float64 numpy probabilities.
+
+    Raises ``ValueError`` naming the problem when the shape is not (rows, classes).
+    """
+    import torch
+
+    if isinstance(outputs, torch.Tensor):
+        outputs = outputs.detach().cpu().numpy()
+    arr = np.asarray(outputs, dtype=np.float64)
+    if arr.ndim != 2 or (expected_rows is not None and arr.shape[0] != expected_rows):
+        raise ValueError(
+            f"model returned an array of shape {arr.shape}; expected ({expected_rows or 'n'}, num_classes) "
+            "scores for a list of texts"
+        )
+    if arr.shape[1] < 2:
+        raise ValueError(f"model returned {arr.shape[1]} score(s) per text; a classifier needs at least 2 classes")
+    if not (np.all(arr >= 0) and np.allclose(arr.sum(1), 1.0, atol=1e-4)):
+        arr = arr - arr.max(1, keepdims=True)
+        arr = np.exp(arr)
+        arr /= arr.sum(1, keepdims=True)
+    return arr

@@ -1,0 +1,218 @@
+"""Goal function of the double-perturbation attack (Zhang et al. 2021, §3; ALGORITHMS.md §1.3).
+
+For a candidate ``x`` (a neighbour of the input ``x0``) and the patch pair ``p``
+chosen for ``x0``, the prediction difference is ``F(x; p) = f(x ⊕ p) - f(x)``;
+``x`` is a *vulnerable example* when ``F(x; p) != 0``, i.e. when the predicted
+labels of ``x`` and ``x ⊕ p`` differ. Every candidate costs two model outputs,
+which are computed in the same model batch (and counted as two queries).
+
+Search methods rank candidates by the beam loss of paper Eq. 4, to be minimised::
+
+    L(x; p) = -log(1 - f_min) - log(f_max)
+
+with ``f_min, f_max`` the smaller and larger of the positive-class probabilities
+of ``x`` and ``x ⊕ p``. With more than two classes we use, for both texts, the
+probability of ``c = f(x)`` (the class predicted for ``x``); for two classes this
+is the same number as the positive-class formula (swapping the class swaps
+``f_min``/``f_max`` with ``1 - f_max``/``1 - f_min``). The result score TextAttack
+maximises is ``-L``, plus ``SUCCESS_BONUS`` for a vulnerable candidate (the
+reference code's "large bonus"), so a vulnerable candidate always ranks first and
+ties among them go to the lowest loss. The ground-truth label is not used.
+"""
+import logging
+import time
+
+import numpy as np
+from textattack.constraints import Constraint, PreTransformationConstraint
+from textattack.goal_function_results import ClassificationGoalFunctionResult, GoalFunctionResultStatus
+from textattack.goal_functions import ClassificationGoalFunction
+from textattack.shared import utils
+
+from .patch_words import PatchWordSelector, apply_patch
+
+logger = logging.getLogger(__name__)
+
+SUCCESS_BONUS = 1000.0
+_EPS = 1e-12
+
+
+def beam_loss(prob_x, prob_xp, cls):
+    """Paper Eq. 4 on the probabilities of class ``cls`` for ``x`` and ``x ⊕ p``."""
+    a, b = float(prob_x[cls]), float(prob_xp[cls])
+    f_min, f_max = min(a, b), max(a, b)
+    return -np.log(max(1.0 - f_min, _EPS)) - np.log(max(f_max, _EPS))
+
+
+class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
+    """A candidate ``x`` with its patched twin ``x ⊕ p`` and both predictions."""
+
+    def __init__(self, *args, patch=None, patched_text=None, patched_raw_output=None, loss=None,
+                 perturbed_words=0, elapsed=None, skip_reason=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.patch = patch
+        self.patched_text = patched_text
+        self.patched_raw_output = None if patched_raw_output is None else np.asarray(patched_raw_output)
+        self.loss = loss
+        self.perturbed_words = perturbed_words
+        self.elapsed = elapsed
+        self.skip_reason = skip_reason
+
+    @property
+    def patched_output(self):
+        return None if self.patched_raw_output is None else int(self.patched_raw_output.argmax())
+
+    def _label(self, raw):
+        idx = int(np.asarray(raw).argmax())
+        names = self.attacked_text.attack_attrs.get("label_names")
+        label = utils.process_label_name(names[idx]) if names is not None else idx
+        return label, utils.color_from_label(idx), float(np.asarray(raw)[idx])
+
+    def get_colored_output(self, color_method=None):
+        label, color, conf = self._label(self.raw_output)
+        out = utils.color_text(f"{label} ({conf:.0%})", color=color, method=color_method)
+        if self.patch is None:
+            return out + (f" [skipped: {self.skip_reason}]" if self.skip_reason else "")
+        p_label, p_color, p_conf = self._label(self.patched_raw_output)
+        patched = utils.color_text(f"{p_label} ({p_conf:.0%})", color=p_color, method=color_method)
+        return f"{out} | ⊕ [{self.patch}]: {patched}"
+
+    def log_fields(self):
+        """Extra columns for TextAttack's CSV log (added by this package's logger extension)."""
+        return {
+            "patch_p1": getattr(self.patch, "p1", None),
+            "patch_p2": getattr(self.patch, "p2", None),
+            "vulnerable_text": self.attacked_text.text,
+            "vulnerable_patched_text": None if self.patched_text is None else self.patched_text.text,
+            "vulnerable_output": int(np.asarray(self.raw_output).argmax()),
+            "vulnerable_patched_output": self.patched_output,
+            "vulnerable_probs": [round(float(v), 6) for v in np.asarray(self.raw_output)],
+            "vulnerable_patched_probs": None if self.patched_raw_output is None
+            else [round(float(v), 6) for v in self.patched_raw_output],
+            "perturbed_words": self.perturbed_words,
+            "beam_loss": self.loss,
+            "seconds": self.elapsed,
+            "skip_reason": self.skip_reason,
+        }
+
+
+class SecondOrderClassification(ClassificationGoalFunction):
+    """Find ``x`` near ``x0`` with ``f(x ⊕ p) != f(x)`` (double perturbation, Zhang et al. 2021).
+
+    Args:
+        model_wrapper: TextAttack model wrapper of the victim.
+        synonyms: word -> synonyms mapping for patch words (``SynonymList`` / dict).
+        query_budget: model queries per example (each candidate costs two).
+        model_batch_size: texts per model call; a candidate and its patched twin share a batch.
+    """
+
+    def __init__(self, model_wrapper, synonyms, query_budget=float("inf"), model_batch_size=32, **kwargs):
+        super().__init__(model_wrapper, query_budget=query_budget, model_batch_size=model_batch_size, **kwargs)
+        self.patch_selector = PatchWordSelector(model_wrapper, synonyms, batch_size=max(model_batch_size, 64))
+        self.patch = None
+        self.skip_reason = None
+
+    # -- per example ----------------------------------------------------------
+    def init_attack_example(self, attacked_text, ground_truth_output):
+        self.initial_attacked_text = attacked_text
+        self.ground_truth_output = ground_truth_output
+        self.num_queries = 0
+        self._start = time.perf_counter()
+        self.patch, self.skip_reason = self.patch_selector.select(attacked_text)
+        if self.patch is None:
+            logger.info("skipping %r: %s", attacked_text.text[:80], self.skip_reason)
+            probs = self._call_model([attacked_text])[0] if attacked_text.words else None
+            result = SecondOrderGoalFunctionResult(
+                attacked_text, probs if probs is not None else np.array([1.0, 0.0]), 0,
+                GoalFunctionResultStatus.SKIPPED, 0.0, self.num_queries, ground_truth_output,
+                skip_reason=self.skip_reason, elapsed=0.0,
+            )
+            if probs is not None:
+                result.output = int(np.asarray(probs).argmax())
+            return result, False
+        results, search_over = self.get_results([attacked_text])
+        return results[0], search_over
+
+    # -- scoring --------------------------------------------------------------
+    def get_results(self, attacked_text_list, check_skip=False):
+        if self.patch is None:
+            raise RuntimeError("init_attack_example must pick a patch pair before candidates are scored")
+        if self.query_budget < float("inf"):
+            left = int(self.query_budget - self.num_queries) // 2
+            attacked_text_list = attacked_text_list[: max(left, 0)]
+        if not attacked_text_list:
+            return [], True
+        patched = [apply_patch(t, self.patch) for t in attacked_text_list]
+        # x and x ⊕ p in one call: TextAttack batches (and caches) them together.
+        outputs = self._call_model(list(attacked_text_list) + patched)
+        n = len(attacked_text_list)
+        self.num_queries += 2 * n
+        elapsed = time.perf_counter() - self._start
+        results = []
+        for text, twin, raw, raw_p in zip(attacked_text_list, patched, outputs[:n], outputs[n:]):
+            raw = np.asarray(raw.cpu() if hasattr(raw, "cpu") else raw, dtype=np.float64)
+            raw_p = np.asarray(raw_p.cpu() if hasattr(raw_p, "cpu") else raw_p, dtype=np.float64)
+            cls = int(raw.argmax())
+            vulnerable = cls != int(raw_p.argmax())
+            loss = beam_loss(raw, raw_p, cls)
+            score = -loss + (SUCCESS_BONUS if vulnerable else 0.0)
+            status = GoalFunctionResultStatus.SUCCEEDED if vulnerable else GoalFunctionResultStatus.SEARCHING
+            results.append(
+                SecondOrderGoalFunctionResult(
+                    text, raw, cls, status, score, self.num_queries, self.ground_truth_output,
+                    patch=self.patch, patched_text=twin, patched_raw_output=raw_p, loss=float(loss),
+                    perturbed_words=len(text.all_words_diff(self.initial_attacked_text)), elapsed=elapsed,
+                )
+            )
+        return results, self.num_queries >= self.query_budget
+
+    def _is_goal_complete(self, model_output, attacked_text):  # not used: get_results decides
+        return False
+
+    def _should_skip(self, model_output, attacked_text):
+        return False
+
+    def _get_score(self, model_output, attacked_text):  # not used: get_results scores pairs
+        return 0.0
+
+    def _goal_function_result_type(self):
+        return SecondOrderGoalFunctionResult
+
+    def extra_repr_keys(self):
+        return super().extra_repr_keys()
+
+
+class PatchWordModification(PreTransformationConstraint):
+    """Never modify the position holding the patch word ``p1`` (paper Algorithm 1)."""
+
+    def __init__(self, goal_function):
+        self.goal_function = goal_function
+
+    def _get_modifiable_indices(self, current_text):
+        indices = set(range(len(current_text.words)))
+        patch = self.goal_function.patch
+        if patch is not None:
+            indices.discard(patch.index)
+        return indices
+
+    def extra_repr_keys(self):
+        return []
+
+
+class PatchWordsUnique(Constraint):
+    """Reject neighbours that insert ``p1`` or ``p2`` elsewhere (``x ⊕ p`` must stay one swap)."""
+
+    def __init__(self, goal_function):
+        super().__init__(compare_against_original=False)
+        self.goal_function = goal_function
+
+    def _check_constraint(self, transformed_text, reference_text):
+        patch = self.goal_function.patch
+        if patch is None:
+            return True
+        for i in transformed_text.attack_attrs.get("newly_modified_indices", ()):
+            if transformed_text.words[i].lower() in (patch.p1, patch.p2):
+                return False
+        return True
+
+    def extra_repr_keys(self):
+        return []

@@ -1,0 +1,78 @@
+"""Summary-table rows of the double-perturbation attacks (Zhang et al. 2021, §5 / Table 2).
+
+TextAttack ``Metric`` objects: each reads the attack results and returns one
+number for the summary table. The recipes add them automatically
+(``Attack.summary_metrics``); from Python pass them as ``AttackArgs(metrics=...)``.
+"""
+import numpy as np
+from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult
+from textattack.metrics import Metric
+
+
+def _second_order(results):
+    return [r for r in results if hasattr(r.perturbed_result, "patched_text")]
+
+
+class AveragePerturbedWords(Metric):
+    """Mean ``||x̃0 - x0||_0`` over successful attacks (paper: 1.1–1.4 words for SO-Beam)."""
+
+    def __init__(self):
+        pass
+
+    def calculate(self, results):
+        vals = [r.perturbed_result.perturbed_words for r in _second_order(results) if isinstance(r, SuccessfulAttackResult)]
+        return round(float(np.mean(vals)), 2) if vals else 0.0
+
+
+class SecondsPerExample(Metric):
+    """Mean wall-clock seconds per attacked (not skipped) example."""
+
+    def __init__(self):
+        pass
+
+    def calculate(self, results):
+        vals = [
+            r.perturbed_result.elapsed
+            for r in _second_order(results)
+            if not isinstance(r, SkippedAttackResult) and r.perturbed_result.elapsed is not None
+        ]
+        return round(float(np.mean(vals)), 2) if vals else 0.0
+
+
+class MedianPerplexity(Metric):
+    """Median causal-LM perplexity of the originals or of the vulnerable examples of successful attacks.
+
+    The paper reports GPT-2's median (~165 originals → ~210 vulnerable on SST-2); the
+    causal LM comes from the resources slot (GPT-2 online, Gemma-3-270M offline).
+    """
+
+    def __init__(self, which="vulnerable", causal_lm=None, device=None):
+        if which not in ("original", "vulnerable"):
+            raise ValueError("which must be 'original' or 'vulnerable'")
+        self.which = which
+        self.causal_lm = causal_lm
+        self.device = device
+
+    def calculate(self, results):
+        succ = [r for r in _second_order(results) if isinstance(r, SuccessfulAttackResult)]
+        if not succ:
+            return "n/a"
+        texts = [(r.original_result if self.which == "original" else r.perturbed_result).attacked_text.text for r in succ]
+        lm = self.causal_lm
+        if lm is None or isinstance(lm, str):
+            from ..resources.causal_lm import load_causal_lm
+
+            lm = load_causal_lm(lm, device=self.device)
+        return round(float(np.nanmedian(lm.perplexity(texts))), 1)
+
+
+def second_order_summary_metrics(perplexity=False, causal_lm=None, device=None):
+    """The rows our second-order recipes add to TextAttack's summary table."""
+    rows = {
+        "Avg perturbed words (vulnerable):": AveragePerturbedWords(),
+        "Avg seconds per example:": SecondsPerExample(),
+    }
+    if perplexity:
+        rows["Median perplexity (original):"] = MedianPerplexity("original", causal_lm, device)
+        rows["Median perplexity (vulnerable):"] = MedianPerplexity("vulnerable", causal_lm, device)
+    return rows

