@@ -232,3 +232,14 @@ def test_csv_log_carries_patch_columns(tmp_path):
 def test_unknown_parameter_lists_valid_ones():
     with pytest.raises(ValueError, match="beam_width"):
         SOBeam.build(Planted(fragile_at_film), beam_widht=3)
+
+
+def test_empty_one_word_and_long_texts_do_not_crash_the_run():
+    model = Planted(fragile_at_film)
+    long_text = "a good movie " + " ".join(["plot"] * 600)
+    results = run_attack(SOBeam, model, ["", "good", long_text, "a good movie"])
+    assert isinstance(results[0], SkippedAttackResult)
+    assert "empty" in results[0].original_result.skip_reason
+    assert not isinstance(results[1], SkippedAttackResult)  # one word: attacked, nothing to change
+    assert results[1].perturbed_result.perturbed_words == 0
+    assert isinstance(results[3], SuccessfulAttackResult)

@@ -23,6 +23,8 @@ ATTACK_RECIPES = {
     "so-enum": "attack_recipes.SOEnum",
     "so-random": "attack_recipes.SORandom",
     "textfooler-offline": "attack_recipes.TextFoolerOffline",
+    "bae-offline": "attack_recipes.BAEOffline",
+    "alzantot-offline": "attack_recipes.AlzantotOffline",
 }
 # name -> attribute path of an Augmenter class accepting TextAttack's augment keyword arguments.
 AUGMENTATION_RECIPES = {}

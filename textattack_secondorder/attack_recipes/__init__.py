@@ -11,6 +11,8 @@ _RECIPES = {
     "SOBeam": ".second_order",
     "SOEnum": ".second_order",
     "SORandom": ".second_order",
+    "BAEOffline": ".offline_baselines",
+    "AlzantotOffline": ".offline_baselines",
 }
 
 

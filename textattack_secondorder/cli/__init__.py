@@ -14,6 +14,7 @@ SUBCOMMAND_MODULES = [
     "textattack_passthrough",  # attack / augment / list ... through the stock TextAttack CLI
     "resources_cmd",  # resources: what each slot resolves to
     "victims_cmd",  # train-victims / data
+    "bias_cmd",  # bias: counterfactual token bias B_{p,k}
 ]
 
 

@@ -1,0 +1,131 @@
+"""Second-order attacks beside TextAttack's BAE and Alzantot, same victims, same examples, one run.
+
+For every victim and recipe: success rate, average perturbed words of successful
+attacks, average model queries, seconds per attacked example (wall clock, the
+recipe's build time excluded). Offline, ``bae`` and ``alzantot`` are built from
+the same TextAttack parts with this package's resource slots in place of the hub
+models (``bae-offline``: masked-LM and sentence-encoder slots; ``alzantot-offline``:
+synonyms slot, no Google LM) — see textattack_secondorder/attack_recipes/offline_baselines.py.
+
+    python benchmarks/second_order.py --victims mr-cnn mr-lstm mr-bow mr-minilm --num-examples 100
+
+Writes benchmarks/results/second_order.json and .csv; re-running skips the
+(victim, recipe) pairs already in the JSON (``--force`` recomputes).
+"""
+import argparse
+import json
+import logging
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+RESULTS = Path(__file__).parent / "results"
+DEFAULT_RECIPES = ["so-beam", "so-enum", "so-random", "bae-offline", "alzantot-offline"]
+
+
+def summarize(results, seconds):
+    from textattack.attack_results import FailedAttackResult, SkippedAttackResult, SuccessfulAttackResult
+
+    succ = [r for r in results if isinstance(r, SuccessfulAttackResult)]
+    failed = [r for r in results if isinstance(r, FailedAttackResult)]
+    skipped = [r for r in results if isinstance(r, SkippedAttackResult)]
+    attacked = len(succ) + len(failed)
+
+    def words(r):
+        pr = r.perturbed_result
+        if hasattr(pr, "perturbed_words"):
+            return pr.perturbed_words
+        return len(r.original_result.attacked_text.all_words_diff(pr.attacked_text))
+
+    return {
+        "examples": len(results),
+        "attacked": attacked,
+        "skipped": len(skipped),
+        "successful": len(succ),
+        "success_rate": round(100.0 * len(succ) / attacked, 1) if attacked else None,
+        "avg_perturbed_words": round(sum(map(words, succ)) / len(succ), 2) if succ else None,
+        "avg_queries": round(sum(r.num_queries for r in succ + failed) / attacked, 1) if attacked else None,
+        "seconds_per_example": round(seconds / attacked, 3) if attacked else None,
+        "seconds_total": round(seconds, 1),
+    }
+
+
+def build(recipe, model_wrapper, masked_lm):
+    from textattack_secondorder import registry
+
+    cls = registry.resolve(registry.ATTACK_RECIPES[recipe])
+    kwargs = {}
+    if "masked_lm" in cls.PARAMS and masked_lm is not None:
+        kwargs["masked_lm"] = masked_lm
+    return cls.build(model_wrapper, **kwargs)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--victims", nargs="+", default=["mr-cnn", "mr-lstm", "mr-bow", "mr-minilm"])
+    ap.add_argument("--recipes", nargs="+", default=DEFAULT_RECIPES)
+    ap.add_argument("--num-examples", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--masked-lm", default=None, help="masked-LM slot value (default: the slot's default)")
+    ap.add_argument("--model-batch-size", type=int, default=64)
+    ap.add_argument("--out", default=str(RESULTS / "second_order.json"))
+    ap.add_argument("--force", action="store_true")
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+
+    import textattack
+
+    import textattack_secondorder
+    from textattack_secondorder.datasets.mr import load_mr
+    from textattack_secondorder.models import load_victim
+    from textattack_secondorder.resources import load_word_proposer
+    from textattack_secondorder.resources.paths import atomic_write_text
+
+    textattack_secondorder.register()
+    out = Path(args.out)
+    done = json.loads(out.read_text()) if out.exists() and not args.force else {"runs": []}
+    have = {(r["victim"], r["recipe"]) for r in done["runs"]}
+
+    test = load_mr("test")
+    rng = random.Random(args.seed)
+    examples = rng.sample(test, min(args.num_examples, len(test)))
+    dataset = textattack.datasets.Dataset(examples)
+    proposer = load_word_proposer(args.masked_lm)  # one proposer shared by every recipe that uses it
+    done["settings"] = {"num_examples": len(examples), "seed": args.seed, "masked_lm": repr(proposer),
+                        "model_batch_size": args.model_batch_size}
+
+    for victim in args.victims:
+        model_wrapper = load_victim(victim)
+        for recipe in args.recipes:
+            if (victim, recipe) in have:
+                continue
+            attack = build(recipe, model_wrapper, proposer)
+            attack.goal_function.batch_size = args.model_batch_size
+            attack_args = textattack.AttackArgs(num_examples=len(examples), disable_stdout=True, silent=True,
+                                                random_seed=args.seed)
+            t0 = time.perf_counter()
+            results = textattack.Attacker(attack, dataset, attack_args).attack_dataset()
+            row = {"victim": victim, "recipe": recipe, **summarize(results, time.perf_counter() - t0)}
+            done["runs"].append(row)
+            atomic_write_text(out, json.dumps(done, indent=2) + "\n")
+            print(json.dumps(row), flush=True)
+
+    import pandas as pd
+
+    df = pd.DataFrame(done["runs"])
+    atomic_write_text(out.with_suffix(".csv"), df.to_csv(index=False))
+    cols = ["victim", "recipe", "success_rate", "avg_perturbed_words", "avg_queries", "seconds_per_example", "skipped"]
+    print(df[cols].to_string(index=False))
+    # ratio asked for: so-beam seconds per example over bae's, per victim, same run
+    for victim, g in df.groupby("victim"):
+        s = g.set_index("recipe")["seconds_per_example"]
+        if "so-beam" in s and "bae-offline" in s and s["bae-offline"]:
+            print(f"{victim}: so-beam / bae-offline time per example = {s['so-beam'] / s['bae-offline']:.2f}x")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

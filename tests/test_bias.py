@@ -1,0 +1,155 @@
+"""Counterfactual token bias B_{p,k} (Zhang et al. 2021, §4): sign, interval, debiasing, blacklist."""
+import random
+
+import numpy as np
+import pytest
+import torch
+import textattack
+
+from textattack_secondorder.counterfactual_bias import CounterfactualBias, gendered_words, parse_pairs
+from textattack_secondorder.metrics.bias import TokenBiasMetric, bootstrap_ci
+from textattack_secondorder.resources.word_proposers import WordProposer
+from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
+
+POS = ["great", "wonderful", "brilliant", "moving", "fine"]
+NEG = ["dull", "awful", "boring", "tedious", "weak"]
+NOUNS = ["film", "movie", "story", "plot", "show", "script"]
+VERBS = ["liked", "found", "called", "thought"]
+
+
+class TableProposer(WordProposer):
+    def __init__(self, table):
+        super().__init__(device="cpu")
+        self.table = table
+
+    def propose(self, sentences, positions, top_k=21):
+        return [[self.table.get(s[i].lower(), [])[:top_k] for i in pos] for s, pos in zip(sentences, positions)]
+
+
+# neighbourhood: nouns and verbs swap among themselves; "king"/"her" are proposed to test the blacklist
+TABLE = {n: [(m, 5.0 - 0.1 * j) for j, m in enumerate(x for x in NOUNS + ["king"] if x != n)] for n in NOUNS}
+TABLE.update({v: [(m, 5.0 - 0.1 * j) for j, m in enumerate(x for x in VERBS + ["her"] if x != v)] for v in VERBS})
+TABLE["the"] = [("this", 5.0), ("that", 4.5)]
+
+
+def make_data(n, bias, seed):
+    """'<pronoun> <verb> the <adj> <noun>'; label from the adjective; 'he' planted on positives."""
+    rng = random.Random(seed)
+    data = []
+    for _ in range(n):
+        y = rng.random() < 0.5
+        adj = rng.choice(POS if y else NEG)
+        pron = ("he" if rng.random() < bias else "she") if y else ("she" if rng.random() < bias else "he")
+        data.append((f"{pron} {rng.choice(VERBS)} the {adj} {rng.choice(NOUNS)}", int(y)))
+    return data
+
+
+class BoW(textattack.models.wrappers.ModelWrapper):
+    """Tiny bag-of-words logistic regression trained inside the test."""
+
+    def __init__(self, data, epochs=60, seed=0):
+        torch.manual_seed(seed)
+        self.vocab = {w: i for i, w in enumerate(sorted({w for t, _ in data for w in t.split()}))}
+        self.model = torch.nn.Linear(len(self.vocab), 2)
+        x = self._x([t for t, _ in data])
+        y = torch.tensor([l for _, l in data])
+        opt = torch.optim.Adam(self.model.parameters(), lr=0.1)
+        for _ in range(epochs):
+            opt.zero_grad()
+            torch.nn.functional.cross_entropy(self.model(x), y).backward()
+            opt.step()
+
+    def _x(self, texts):
+        x = torch.zeros(len(texts), len(self.vocab))
+        for i, t in enumerate(texts):
+            for w in t.lower().split():
+                if w in self.vocab:
+                    x[i, self.vocab[w]] = 1.0
+        return x
+
+    def __call__(self, texts):
+        with torch.no_grad():
+            return torch.softmax(self.model(self._x(texts)), -1).numpy()
+
+
+def measure(model, texts, **kw):
+    bias = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), max_k=2, progress=False,
+                              n_boot=500, **kw)
+    return bias.run(texts, [("he", "she")])
+
+
+def test_planted_bias_has_right_sign_interval_and_debiasing_shrinks_it():
+    train = make_data(600, bias=0.9, seed=1)
+    biased = BoW(train)
+    # the paper's debiased model: gender-swap augmentation of the training data
+    flip = {"he": "she", "she": "he"}
+    swapped = [(" ".join(flip.get(w, w) for w in t.split()), y) for t, y in train]
+    debiased = BoW(train + swapped)
+    test_texts = [t for t, _ in make_data(40, bias=0.5, seed=2)]
+
+    rep = measure(biased, test_texts).table.set_index("k")
+    for k in (1, 2):
+        # he -> she lowers the positive probability: B < 0, interval excluding 0
+        assert rep.loc[k, "B"] < 0
+        assert rep.loc[k, "ci_high"] < 0
+    rep_d = measure(debiased, test_texts).table.set_index("k")
+    for k in (0, 1, 2):
+        assert abs(rep_d.loc[k, "B"]) < abs(rep.loc[k, "B"])
+
+
+def test_gender_neighbourhoods_contain_no_blacklisted_word():
+    model = BoW(make_data(200, 0.5, 3))
+    texts = [t for t, _ in make_data(20, 0.5, 4)]
+    report = measure(model, texts)
+    bad = gendered_words() - {"he", "she"}
+    inserted = report.sentences.loc[report.sentences["k"] > 0, "text"]
+    assert len(inserted) > 0
+    for text in inserted:
+        words = set(text.lower().split())
+        assert not (words & bad), text
+    # a non-gender pair may use those words: the proposer's "king" shows up
+    rep2 = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), max_k=1, progress=False).run(
+        texts, [("liked", "found")])
+    assert any("king" in t.split() for t in rep2.sentences["text"])
+
+
+def test_filtered_test_set_and_counts():
+    model = BoW(make_data(300, 0.9, 5))
+    texts = [t for t, _ in make_data(30, 0.5, 6)]
+    full = measure(model, texts)
+    filt = measure(model, texts, filter_epsilon=0.0)
+    assert full.counts["he/she"]["original"] > 0
+    assert filt.counts["he/she"]["original"] == 0  # every naive difference is non-zero here
+
+
+def test_metric_merges_shards_and_interval_covers_mean():
+    a = TokenBiasMetric().update(("he", "she"), 1, [0, 0, 1], [0.1, 0.3, -0.2])
+    b = TokenBiasMetric().update(("he", "she"), 1, [2, 3], [0.4, 0.0])
+    row = a.merge(b).compute()[0]
+    assert row["B"] == pytest.approx(np.mean([0.1, 0.3, -0.2, 0.4, 0.0]))
+    assert row["sources"] == 4 and row["sentences"] == 5
+    assert row["ci_low"] <= row["B"] <= row["ci_high"]
+    assert bootstrap_ci([], []) != bootstrap_ci([], [])  # nan
+
+
+def test_resume_reuses_finished_pairs(tmp_path):
+    model = BoW(make_data(200, 0.9, 7))
+    texts = [t for t, _ in make_data(15, 0.5, 8)]
+    first = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), max_k=1, progress=False)
+    r1 = first.run(texts, "he/she", out_dir=tmp_path)
+    calls = []
+    second = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), max_k=1, progress=False)
+    second.run_pair = lambda *a: calls.append(a) or ([], 0)
+    r2 = second.run(texts, "he/she", out_dir=tmp_path)
+    assert not calls
+    assert r2.table["B"].tolist() == pytest.approx(r1.table["B"].tolist())
+    for name in ("bias_table.csv", "bias_sentences.csv", "bias_summary.json", "hist_k.png", "bias_vs_k.png"):
+        assert (tmp_path / name).exists()
+
+
+def test_parse_pairs():
+    pairs = parse_pairs("gender")
+    assert ("he", "she", "gender") in pairs and ("actor", "actress", "gender") in pairs
+    assert parse_pairs("gay/straight")[0][:2] == ("gay", "straight")
+    with pytest.raises(ValueError, match="Unknown pair spec"):
+        parse_pairs("nonsense")

@@ -1,0 +1,351 @@
+"""Counterfactual token bias over natural neighbourhoods (Zhang et al. 2021, §4; ALGORITHMS.md §1.6).
+
+For a protected pair ``p = (p1, p2)`` (he/she, gay/straight, ...), the source set
+``X_p`` holds the test sentences in which ``p1`` (or ``p2``: both directions, so
+"she" sentences count for he/she too) occurs exactly once and the other word does
+not, each in both versions — as in the reference code, the sentence with ``p2``
+swapped in seeds the neighbourhood too. ``Neighbor_k`` grows from those seeds with the masked-LM
+neighbourhood of the second-order attacks (the pair's position frozen; for gender
+pairs no gendered word is ever inserted — the blacklist the reference code builds
+but forgets to apply). For every sentence ``x`` of level ``k``::
+
+    diff(x) = f_soft(x[p1 -> p2])[c] - f_soft(x[p2 -> p1])[c]
+
+(``c``: the positive class by default) and ``B_{p,k}`` is the mean over the level;
+``k = 0`` is the naive test-set measurement. Level ``k >= sample_from_k`` (default
+3) is sampled uniformly with a seed: at most ``sample_size`` parents from level
+``k - 1`` are expanded and the resulting sentences are sampled down to
+``sample_size``; the sizes are reported.
+
+Filtered test set (§4.2): with ``filter_epsilon`` only sources whose naive (k = 0)
+difference is within ±ε seed the neighbourhoods, to show bias the test set hides.
+
+Results: :class:`BiasReport` with a table (B, bootstrap interval, counts per pair
+and k), per-sentence differences, and ``save(out_dir)`` writing CSV/JSON/PNG.
+Runs resume: each finished pair is saved under ``out_dir/parts`` and reused.
+"""
+import hashlib
+import json
+import logging
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .goal_functions.patch_words import match_case, to_probabilities
+from .metrics.bias import TokenBiasMetric
+from .resources.paths import atomic_write_text, data_path
+
+logger = logging.getLogger(__name__)
+
+PAIR_GROUPS_FILE = "protected_pairs.json"
+GENDERED_FILE = "gendered_words.json"
+NEUTRAL = {"he": "they", "she": "they", "him": "them", "his": "their", "her": "their", "hers": "theirs",
+           "himself": "themself", "herself": "themself"}
+
+
+def load_pair_groups():
+    groups = json.loads(data_path(PAIR_GROUPS_FILE).read_text())
+    return {k: [tuple(p) for p in v] for k, v in groups.items() if not k.startswith("_")}
+
+
+def gendered_words():
+    return frozenset(json.loads(data_path(GENDERED_FILE).read_text())["words"])
+
+
+def parse_pairs(spec):
+    """Pairs from a group name ('gender'), 'he/she,gay/straight', a JSON file, or a list of tuples.
+
+    Returns a list of ``(p1, p2, group)``.
+    """
+    groups = load_pair_groups()
+    if isinstance(spec, (list, tuple)):
+        return [(a.lower(), b.lower(), _group_of(a, b, groups)) for a, b in spec]
+    out = []
+    for part in str(spec).split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if part in groups:
+            out += [(a, b, part) for a, b in groups[part]]
+        elif part.endswith(".json") and Path(part).exists():
+            data = json.loads(Path(part).read_text())
+            items = data.items() if isinstance(data, dict) else [("custom", data)]
+            for g, pairs in items:
+                if not str(g).startswith("_"):
+                    out += [(a.lower(), b.lower(), g) for a, b in pairs]
+        elif "/" in part:
+            a, b = part.split("/", 1)
+            out.append((a.strip().lower(), b.strip().lower(), _group_of(a, b, groups)))
+        else:
+            raise ValueError(
+                f"Unknown pair spec {part!r}: use a group ({', '.join(groups)}), 'he/she', or a JSON file of pairs"
+            )
+    if not out:
+        raise ValueError("no protected pairs given")
+    return out
+
+
+def _group_of(a, b, groups):
+    for g, pairs in groups.items():
+        if (a.lower(), b.lower()) in pairs:
+            return g
+    return "custom"
+
+
+def neutralize(words, keep_index):
+    """Rewrite gendered pronouns other than the pair's own to they/their/them/themself."""
+    out = list(words)
+    for i, w in enumerate(words):
+        if i != keep_index and w.lower() in NEUTRAL:
+            out[i] = match_case(NEUTRAL[w.lower()], w)
+    return out
+
+
+@dataclass
+class BiasReport:
+    table: "object"  # pandas DataFrame: pair, group, k, B, ci_low, ci_high, sentences, sources
+    sentences: "object"  # pandas DataFrame: pair, k, source, text, diff
+    counts: dict = field(default_factory=dict)  # pair -> {"original": n_k0, "perturbed": n_kmax}
+    settings: dict = field(default_factory=dict)
+
+    def save(self, out_dir, plots=True):
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out / "bias_table.csv", self.table.to_csv(index=False))
+        atomic_write_text(out / "bias_sentences.csv", self.sentences.to_csv(index=False))
+        atomic_write_text(
+            out / "bias_summary.json",
+            json.dumps({"settings": self.settings, "counts": self.counts,
+                        "table": self.table.to_dict(orient="records")}, indent=2, default=float),
+        )
+        if plots and len(self.sentences):
+            plot_report(self, out)
+        return out
+
+
+def plot_report(report, out_dir):
+    """``hist_k.png`` (differences per k) and ``bias_vs_k.png`` (B with intervals per pair)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    df, tab = report.sentences, report.table
+    ks = sorted(df["k"].unique())
+    fig, axes = plt.subplots(1, len(ks), figsize=(3.2 * len(ks), 2.8), sharey=False, squeeze=False)
+    for ax, k in zip(axes[0], ks):
+        ax.hist(df.loc[df["k"] == k, "diff"], bins=40, color="#4472c4")
+        ax.axvline(0, color="k", lw=0.8)
+        ax.set_title(f"k = {k}  (n = {int((df['k'] == k).sum())})")
+        ax.set_xlabel("f(x ⊕ p) − f(x)")
+    axes[0][0].set_ylabel("sentences")
+    fig.tight_layout()
+    fig.savefig(Path(out_dir) / "hist_k.png", dpi=110)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    for pair, g in tab.groupby("pair"):
+        g = g.sort_values("k")
+        err = np.vstack([g["B"] - g["ci_low"], g["ci_high"] - g["B"]])
+        ax.errorbar(g["k"], g["B"], yerr=err, marker="o", capsize=3, label=pair)
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set_xlabel("k (substitutions)")
+    ax.set_ylabel("B_{p,k}")
+    ax.set_xticks(ks)
+    if tab["pair"].nunique() <= 12:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(Path(out_dir) / "bias_vs_k.png", dpi=110)
+    plt.close(fig)
+
+
+class CounterfactualBias:
+    """Measure ``B_{p,k}`` for protected pairs on a classifier (paper §4).
+
+    Args:
+        model_wrapper: TextAttack model wrapper.
+        transformation: a :class:`~textattack_secondorder.transformations.WordSwapNeighborhood`
+            (or ``masked_lm`` to build one from the masked-LM slot).
+        target_class: class whose probability is compared (default 1, the positive class).
+        max_k: largest neighbourhood level (paper: 3).
+        sample_size, sample_from_k: sampling of large levels (see module doc).
+        filter_epsilon: keep only sources with naive |diff| <= ε (filtered test set), or None.
+        neutralize_pronouns: rewrite other gendered pronouns to they/them first.
+        batch_size: texts per model call; chunk: sentences per proposer call.
+    """
+
+    def __init__(self, model_wrapper, transformation=None, masked_lm=None, target_class=1, max_k=3,
+                 sample_size=2000, sample_from_k=3, filter_epsilon=None, neutralize_pronouns=False,
+                 batch_size=128, chunk=64, seed=0, n_boot=1000, progress=True):
+        if transformation is None:
+            from .transformations.neighborhood import WordSwapNeighborhood
+
+            transformation = WordSwapNeighborhood(masked_lm)
+        self.model_wrapper = model_wrapper
+        self.transformation = transformation
+        self.target_class = target_class
+        self.max_k = int(max_k)
+        self.sample_size = sample_size
+        self.sample_from_k = sample_from_k
+        self.filter_epsilon = filter_epsilon
+        self.neutralize_pronouns = neutralize_pronouns
+        self.batch_size = batch_size
+        self.chunk = chunk
+        self.seed = seed
+        self.n_boot = n_boot
+        self.progress = progress
+        self._gendered = gendered_words()
+
+    def settings(self):
+        return {k: getattr(self, k) for k in ("target_class", "max_k", "sample_size", "sample_from_k",
+                                               "filter_epsilon", "neutralize_pronouns", "seed")} | {
+            "neighborhood": repr(self.transformation.proposer),
+            "kappa": self.transformation.kappa, "delta": self.transformation.delta}
+
+    # -- model -----------------------------------------------------------------
+    def differences(self, word_lists, index, p1, p2):
+        """``f_soft(x[p2])[c] - f_soft(x[p1])[c]`` for sentences whose pair position is ``index``."""
+        texts = []
+        for ws in word_lists:
+            a, b = list(ws), list(ws)
+            a[index], b[index] = match_case(p1, ws[index]), match_case(p2, ws[index])
+            texts += [" ".join(a), " ".join(b)]
+        probs = []
+        for i in range(0, len(texts), self.batch_size):
+            batch = texts[i : i + self.batch_size]
+            probs.append(to_probabilities(self.model_wrapper(batch), len(batch)))
+        if not probs:
+            return np.zeros(0)
+        probs = np.concatenate(probs)
+        return probs[1::2, self.target_class] - probs[0::2, self.target_class]
+
+    # -- neighbourhoods ---------------------------------------------------------
+    def _expand(self, level, p1, p2, blacklist, desc):
+        """Neighbours of every (source, words) in ``level``, pair position frozen, batched proposals."""
+        from textattack.shared import AttackedText
+
+        from .goal_functions.patch_words import match_case as mc
+
+        out, seen = [], set()
+        banned = {p1, p2} | (blacklist or set())
+        chunks = range(0, len(level), self.chunk)
+        if self.progress:
+            from tqdm.auto import tqdm
+
+            chunks = tqdm(chunks, desc=desc, leave=False, unit="chunk")
+        for c in chunks:
+            part = level[c : c + self.chunk]
+            texts = [AttackedText(" ".join(ws)) for _, idx, ws in part]
+            indices = [set(range(len(ws))) - {idx} for _, idx, ws in part]
+            proposals = self.transformation.neighbor_words(texts, indices)
+            for (src, idx, ws), words in zip(part, proposals):
+                for pos, cands in words.items():
+                    for w in cands:
+                        if w.lower() in banned:
+                            continue
+                        new = list(ws)
+                        new[pos] = mc(w, ws[pos])
+                        key = (src, tuple(new))
+                        if key not in seen:
+                            seen.add(key)
+                            out.append((src, idx, new))
+            self.transformation.clear_cache()
+        return out
+
+    def run_pair(self, texts, p1, p2, group):
+        """Records ``(k, source, text, diff)`` for one pair."""
+        from textattack.shared import AttackedText
+
+        rng = random.Random(f"{self.seed}-{p1}-{p2}")
+        level = []
+        for sid, text in enumerate(texts):
+            ws = AttackedText(text).words
+            low = [w.lower() for w in ws]
+            c1, c2 = low.count(p1), low.count(p2)
+            if c1 + c2 != 1:  # the pair's word must occur exactly once
+                continue
+            idx = low.index(p1 if c1 else p2)
+            if self.neutralize_pronouns and group == "gender":
+                ws = neutralize(ws, idx)
+            side1, side2 = list(ws), list(ws)
+            side1[idx], side2[idx] = match_case(p1, ws[idx]), match_case(p2, ws[idx])
+            level += [(sid, idx, side1), (sid, idx, side2)]
+        records = []
+        if not level:
+            return records, 0
+        blacklist = set(self._gendered) if group == "gender" else set()
+        by_index = {}
+        for k in range(self.max_k + 1):
+            if k > 0:
+                parents = level
+                if k >= self.sample_from_k and self.sample_size and len(parents) > self.sample_size:
+                    parents = rng.sample(parents, self.sample_size)
+                level = self._expand(parents, p1, p2, blacklist, desc=f"{p1}/{p2} k={k}")
+                if k >= self.sample_from_k and self.sample_size and len(level) > self.sample_size:
+                    level = rng.sample(level, self.sample_size)
+            if not level:
+                break
+            by_index.clear()
+            for item in level:
+                by_index.setdefault(item[1], []).append(item)
+            for idx, items in by_index.items():
+                diffs = self.differences([ws for _, _, ws in items], idx, p1, p2)
+                for (sid, _, ws), d in zip(items, diffs):
+                    records.append((k, sid, " ".join(ws), float(d)))
+            if k == 0 and self.filter_epsilon is not None:
+                naive = {}
+                for kk, sid, _, d in records:
+                    naive.setdefault(sid, []).append(d)
+                keep = {s for s, ds in naive.items() if abs(float(np.mean(ds))) <= self.filter_epsilon}
+                records = [r for r in records if r[1] in keep]
+                level = [it for it in level if it[0] in keep]
+        return records, len({sid for sid, _, _ in level})
+
+    def run(self, texts, pairs, out_dir=None):
+        """Measure every pair; with ``out_dir`` finished pairs are saved and reused (resume)."""
+        import pandas as pd
+
+        pairs = parse_pairs(pairs)
+        settings = self.settings()
+        fingerprint = hashlib.sha1(json.dumps([settings, list(texts)], default=str).encode()).hexdigest()[:12]
+        parts = Path(out_dir, "parts", fingerprint) if out_dir else None
+        metric = TokenBiasMetric(n_boot=self.n_boot, seed=self.seed)
+        rows, counts = [], {}
+        iterator = pairs
+        if self.progress:
+            from tqdm.auto import tqdm
+
+            iterator = tqdm(pairs, desc="pairs", unit="pair")
+        for p1, p2, group in iterator:
+            name = f"{p1}/{p2}"
+            part = parts / f"{p1}__{p2}.csv" if parts else None
+            if part is not None and part.exists():
+                df = pd.read_csv(part, keep_default_na=False)
+                recs = list(df[["k", "source", "text", "diff"]].itertuples(index=False, name=None))
+            else:
+                recs, _ = self.run_pair(texts, p1, p2, group)
+                if part is not None:
+                    part.parent.mkdir(parents=True, exist_ok=True)
+                    df = pd.DataFrame(recs, columns=["k", "source", "text", "diff"])
+                    atomic_write_text(part, df.to_csv(index=False))
+            for k in sorted({r[0] for r in recs}):
+                ks = [r for r in recs if r[0] == k]
+                metric.update((p1, p2), k, [r[1] for r in ks], [r[3] for r in ks])
+            rows += [(name, group, *r) for r in recs]
+            counts[name] = {"original": sum(1 for r in recs if r[0] == 0),
+                            "perturbed": sum(1 for r in recs if r[0] == self.max_k)}
+        table = pd.DataFrame(metric.compute(), columns=["pair", "k", "B", "ci_low", "ci_high", "sentences", "sources"])
+        groups = {f"{a}/{b}": g for a, b, g in pairs}
+        table.insert(1, "group", table["pair"].map(groups))
+        sentences = pd.DataFrame(rows, columns=["pair", "group", "k", "source", "text", "diff"])
+        report = BiasReport(table, sentences, counts, settings)
+        if out_dir:
+            report.save(out_dir)
+        return report
+
+
+def counterfactual_bias(model_wrapper, texts, pairs="gender", out_dir=None, **kwargs):
+    """Python API: ``B_{p,k}`` for ``pairs`` on ``texts`` (see :class:`CounterfactualBias`)."""
+    return CounterfactualBias(model_wrapper, **kwargs).run(texts, pairs, out_dir=out_dir)
