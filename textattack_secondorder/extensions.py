@@ -13,6 +13,9 @@ Both are idempotent and leave TextAttack's behaviour unchanged for its own recip
 import functools
 import json
 
+# Summary rows added to every run of this process (``textattack-so attack --asr1`` fills it).
+EXTRA_METRICS = {}
+
 
 def _extend_csv_logger():
     from textattack.loggers import CSVLogger
@@ -47,7 +50,8 @@ def _extend_attacker():
 
     @functools.wraps(original)
     def attack_dataset(self):
-        extra = getattr(self.attack, "summary_metrics", None)
+        extra = dict(EXTRA_METRICS)
+        extra.update(getattr(self.attack, "summary_metrics", None) or {})
         if extra:
             merged = dict(extra)
             merged.update(self.attack_args.metrics or {})

@@ -22,6 +22,7 @@ ATTACK_RECIPES = {
     "so-beam": "attack_recipes.SOBeam",
     "so-enum": "attack_recipes.SOEnum",
     "so-random": "attack_recipes.SORandom",
+    "sp-attack": "attack_recipes.SPAttack",
     "textfooler-offline": "attack_recipes.TextFoolerOffline",
     "bae-offline": "attack_recipes.BAEOffline",
     "alzantot-offline": "attack_recipes.AlzantotOffline",

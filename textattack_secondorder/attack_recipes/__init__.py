@@ -12,6 +12,7 @@ _RECIPES = {
     "SOEnum": ".second_order",
     "SORandom": ".second_order",
     "BAEOffline": ".offline_baselines",
+    "SPAttack": ".sp_attack",
     "AlzantotOffline": ".offline_baselines",
 }
 

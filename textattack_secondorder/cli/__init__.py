@@ -15,6 +15,7 @@ SUBCOMMAND_MODULES = [
     "resources_cmd",  # resources: what each slot resolves to
     "victims_cmd",  # train-victims / data
     "bias_cmd",  # bias: counterfactual token bias B_{p,k}
+    "flip_capability_cmd",  # flip-capability: kappa / rho (EUBA, brute force)
 ]
 
 

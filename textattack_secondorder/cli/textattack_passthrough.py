@@ -2,6 +2,7 @@
 
 A fallback for environments where the start-up hook is switched off
 (``TEXTATTACK_SECONDORDER_NO_HOOK=1``) or the ``.pth`` file was not installed.
+``textattack-so attack --asr1 ...`` adds the ASR1 row (Xu et al.) to the summary.
 """
 import sys
 
@@ -22,6 +23,13 @@ def run(args):
     from textattack_secondorder import register
 
     register()
+    if "--asr1" in args.rest:
+        # ASR1 (Xu et al.): success rate counting only one-word adversarial examples
+        from textattack_secondorder.extensions import EXTRA_METRICS
+        from textattack_secondorder.metrics.asr1 import ASR1
+
+        args.rest = [a for a in args.rest if a != "--asr1"]
+        EXTRA_METRICS["ASR1 (one-word success rate %):"] = ASR1()
     from textattack.commands.textattack_cli import main as textattack_main
 
     argv = sys.argv

@@ -1,0 +1,67 @@
+"""
+SP-Attack: single-word perturbation attack (Xu et al., "Single Word Change is All You Need")
+===========================================================================================
+
+Change exactly one word of the sentence, into one of the top-M words by flip
+capability κ (computed by EUBA, ``textattack-so flip-capability``), choosing among
+the misclassified candidates by similarity and fluency.
+
+    textattack-so flip-capability --model mr-cnn --dataset mr --split train --num-examples 1000 \\
+        --out results/kappa_mr-cnn.json
+    textattack attack --recipe "sp-attack^kappa='results/kappa_mr-cnn.json'" --model-from-file recipes/models/mr_cnn.py ...
+
+Without ``kappa`` the recipe computes κ first with EUBA on ``kappa_examples``
+training sentences of ``kappa_dataset``.
+"""
+from textattack import Attack
+from textattack.goal_functions import UntargetedClassification
+
+from .recipe import SORecipe
+
+
+class SPAttack(SORecipe):
+    """SP-Attack (Xu et al., §4) with the defaults of the paper."""
+
+    name = "sp-attack"
+    PARAMS = {
+        "kappa": (None, "saved flip capabilities (JSON/CSV from `textattack-so flip-capability`) or a "
+                        "FlipCapabilityResult; None = compute with EUBA first"),
+        "top_m": (50, "§4: the top M = 50 words by κ"),
+        "max_successes": (50, "§4: stop after k = 50 misclassified candidates"),
+        "query_batch_size": (32, "candidates per model query batch"),
+        "weighting": ("paper", "joint criterion weights: 'paper' (α=3 on cos, β=20 on PPL ratio) or 'code' "
+                               "(the released code: 20 on cos, 3 on PPL ratio)"),
+        "similarity_threshold": (0.8, "§6: a success needs sentence-encoder cosine > 0.8 (USE in the paper)"),
+        "sentence_encoder": (None, "sentence-encoder slot (USE online, all-MiniLM-L6-v2 offline)"),
+        "causal_lm": (None, "causal-LM slot for perplexity (gpt2 online, gemma offline)"),
+        "seed": (0, "pool shuffle seed"),
+        "kappa_dataset": ("mr", "when κ is computed here: dataset ('mr' or a CSV with text,label)"),
+        "kappa_examples": (1000, "when κ is computed here: training sentences (paper: 1,000)"),
+        "kappa_m": (512, "when κ is computed here: EUBA early stop m (paper default 512)"),
+        "device": (None, "device for the encoder / language model"),
+    }
+
+    @classmethod
+    def _build(cls, model_wrapper, **p):
+        from ..metrics.flip_capability import FlipCapabilityResult, compute_flip_capability
+        from ..search_methods.sp_attack import SPAttackSearch
+        from ..transformations.word_swap_word_list import WordSwapWordList
+
+        kappa = p["kappa"]
+        if kappa is None:
+            from ..cli.common import load_examples
+
+            examples = load_examples(p["kappa_dataset"], "train", limit=p["kappa_examples"])
+            kappa = compute_flip_capability(model_wrapper, examples, m=p["kappa_m"],
+                                            settings={"data": f"{p['kappa_dataset']}:train[:{p['kappa_examples']}]"})
+        elif not isinstance(kappa, FlipCapabilityResult):
+            kappa = FlipCapabilityResult.load(kappa)
+        # "Take the top M = 50 words by κ" -> the pool is l × M single-word perturbations.
+        transformation = WordSwapWordList(kappa.top_words(p["top_m"]))
+        goal_function = UntargetedClassification(model_wrapper)
+        search = SPAttackSearch(
+            max_successes=p["max_successes"], query_batch_size=p["query_batch_size"], weighting=p["weighting"],
+            similarity_threshold=p["similarity_threshold"], sentence_encoder=p["sentence_encoder"],
+            causal_lm=p["causal_lm"], seed=p["seed"], device=p["device"],
+        )
+        return Attack(goal_function, [], transformation, search)

@@ -1,0 +1,51 @@
+"""``textattack-so flip-capability``: κ of every word and ρ of a classifier (Xu et al.; EUBA or brute force)."""
+from pathlib import Path
+
+from .common import add_dataset_args, add_model_args, load_examples, load_model
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "flip-capability",
+        help="flip capability κ of every word and robustness ρ (EUBA or --exact brute force)",
+        description="Compute κ(w) for every all-letter vocabulary word and ρ = 1 − mean κ on the correctly "
+        "classified examples (ρ on a train sample, ρ* on test). Writes JSON + CSV (reload with "
+        "FlipCapabilityResult.load) and a κ histogram; an interrupted run resumes from OUT.partial.json.",
+    )
+    add_model_args(p)
+    add_dataset_args(p, default_split="train")
+    p.set_defaults(num_examples=1000)
+    p.add_argument("--early-stop", "-m", type=int, default=512,
+                   help="EUBA: stop after m consecutive failed verifications (paper: 512); 0 = unbounded (exact)")
+    p.add_argument("--exact", action="store_true", help="brute force: every word at every position")
+    p.add_argument("--vocab-limit", type=int, default=None, help="only the first N vocabulary entries")
+    p.add_argument("--top", type=int, default=20, help="top words to print")
+    p.add_argument("--out", default=None, help="output JSON (default results/kappa_<model>_<split>.json)")
+    p.set_defaults(func=run)
+
+
+def run(args):
+    from ..metrics.flip_capability import compute_flip_capability
+
+    model = load_model(args.model, args.device, args.model_batch_size)
+    examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
+    if any(label is None for _, label in examples):
+        raise SystemExit("flip capability needs labelled examples (a CSV with a label column, or 'mr')")
+    name = Path(args.model.split("^")[0]).stem or args.model
+    out = Path(args.out or f"results/kappa_{name}_{args.split}.json")
+    method = "brute" if args.exact else "euba"
+    m = None if args.early_stop == 0 else args.early_stop
+    result = compute_flip_capability(
+        model, examples, method=method, m=m, batch_size=args.model_batch_size, device=args.device,
+        checkpoint=out.with_suffix(".partial.json"), vocab_limit=args.vocab_limit,
+        settings={"model": args.model, "data": f"{args.dataset}:{args.split}[:{len(examples)}]"},
+    )
+    result.save(out)
+    result.plot_histogram(out.with_suffix(".png"))
+    s = result.summary()
+    star = "*" if args.split == "test" else ""
+    print(f"ρ{star} = {s['rho']:.4f}  over |V| = {s['vocabulary']} words, |D+| = {s['correct']} of {s['examples']} examples")
+    print(f"{s['queries_per_sentence']:.0f} queries and {s['seconds_per_sentence']:.3f} s per sentence ({method})")
+    print(result.top(args.top).to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(f"wrote {out}, {out.with_suffix('.csv')}, {out.with_suffix('.png')}")
+    return 0
