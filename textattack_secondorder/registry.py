@@ -28,7 +28,9 @@ ATTACK_RECIPES = {
     "alzantot-offline": "attack_recipes.AlzantotOffline",
 }
 # name -> attribute path of an Augmenter class accepting TextAttack's augment keyword arguments.
-AUGMENTATION_RECIPES = {}
+AUGMENTATION_RECIPES = {
+    "sp-defense": "augmentation.SPDefenseAugmenter",
+}
 
 
 def _expression(path):

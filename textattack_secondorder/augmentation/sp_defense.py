@@ -1,0 +1,282 @@
+"""SP-Defense: data augmentation against single-word perturbations (Xu et al., §5; ALGORITHMS.md §2.4).
+
+Three augmentations of a labelled example ``(x, y)``, each changing exactly one
+word position and keeping the label:
+
+* **random** — one random word replaced by a random vocabulary word;
+* **gradient** — the single substitution with the lowest first-order estimate
+  ``v_w^(i) = <∇_{e_{x_i}} log f(y|x), e_w − e_{x_i}> + log f(y|x)`` (one
+  forward+backward per sentence, batched; lowest = most likely to flip);
+* **special** — a random position replaced by a random word of
+  ``T(y) = {t : max_{y'≠y} log freq(t, y') − log freq(t, y) > 1}``, words whose
+  training-set frequency is much higher under another label (add-one smoothed
+  relative frequencies; the table is saved and reloaded as JSON).
+
+Training batches mix them (see :mod:`textattack_secondorder.defend`): half
+gradient-augmented, half drawn from {original, random, special}.
+
+Ways in:
+
+* Python: :func:`augment_examples` on ``(text, label)`` lists, or
+  :class:`SPDefenseAugmenter` (``augment(text, label=None)``).
+* ``textattack augment --recipe sp-defense ...`` (stock CLI): TextAttack passes
+  no labels. Then ``random`` needs none; ``gradient`` and ``special`` need a model
+  (recipe parameter ``model``) whose *predicted* label stands in for ``y``, and
+  ``special`` also a saved table (``special_words``). ``mode='auto'`` (default)
+  picks ``gradient`` when a model is given, else ``random``, and says so in the log.
+* ``textattack-so augment``: our label-aware command that keeps the label and
+  every other column and writes the CSV losslessly (quotes, "/", commas,
+  newlines, non-ASCII).
+
+Positions are TextAttack's words (``AttackedText.words``); for sub-word models
+only words that are a single vocabulary token are substituted by the gradient
+mode, and candidate words are single tokens made of letters.
+"""
+import json
+import logging
+import math
+import random
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from ..goal_functions.patch_words import match_case
+from ..resources.paths import atomic_write_text
+
+logger = logging.getLogger(__name__)
+
+MODES = ("random", "gradient", "special")
+SPECIAL_THRESHOLD = 1.0  # paper: log-frequency margin > 1
+
+
+# ----------------------------------------------------------------------------- special words
+def special_word_table(examples, threshold=SPECIAL_THRESHOLD, min_count=2):
+    """``{label: [words]}``: T(y) from labelled training examples (ALGORITHMS.md §2.4)."""
+    from textattack.shared import AttackedText
+
+    counts = {}
+    for text, label in examples:
+        counts.setdefault(label, Counter()).update(w.lower() for w in AttackedText(text).words)
+    vocab = {w for c in counts.values() for w, n in c.items() if n >= min_count and w.isalpha()}
+    totals = {y: sum(c.values()) for y, c in counts.items()}
+    logf = {y: {w: math.log((c[w] + 1) / (totals[y] + len(vocab))) for w in vocab} for y, c in counts.items()}
+    table = {}
+    for y in counts:
+        others = [o for o in counts if o != y]
+        table[y] = sorted(w for w in vocab if others and max(logf[o][w] for o in others) - logf[y][w] > threshold)
+    return table
+
+
+def save_special_words(table, path):
+    atomic_write_text(path, json.dumps({str(k): v for k, v in table.items()}, indent=1))
+    return path
+
+
+def load_special_words(path):
+    data = json.loads(Path(path).read_text())
+    return {int(k) if str(k).lstrip("-").isdigit() else k: v for k, v in data.items()}
+
+
+# ----------------------------------------------------------------------------- one-word edits
+def _replace(text_or_at, index, word):
+    from textattack.shared import AttackedText
+
+    at = text_or_at if isinstance(text_or_at, AttackedText) else AttackedText(text_or_at)
+    return at.replace_word_at_index(index, match_case(word, at.words[index])).text
+
+
+def random_augment(text, vocabulary, rng):
+    """Replace one random word by a random vocabulary word (different from it)."""
+    from textattack.shared import AttackedText
+
+    at = AttackedText(text)
+    if not at.words:
+        return text
+    i = rng.randrange(len(at.words))
+    for _ in range(20):
+        w = rng.choice(vocabulary)
+        if w.lower() != at.words[i].lower():
+            return _replace(at, i, w)
+    return text
+
+
+def special_augment(text, label, table, rng):
+    """Replace a random position by a random word of T(label)."""
+    from textattack.shared import AttackedText
+
+    at = AttackedText(text)
+    words = table.get(label) or table.get(str(label)) or []
+    if not at.words or not words:
+        return text
+    i = rng.randrange(len(at.words))
+    cands = [w for w in words if w != at.words[i].lower()]
+    return _replace(at, i, rng.choice(cands)) if cands else text
+
+
+def gradient_augment(clf, texts, labels, vocab=None, batch_size=32):
+    """Lowest-``v`` single substitution of each text (one batched forward+backward per chunk).
+
+    ``clf``: a :class:`~textattack_secondorder.metrics.flip_capability.TokenClassifier`.
+    Returns the augmented texts (a text with no substitutable word is returned unchanged).
+    """
+    import torch
+    from textattack.shared import AttackedText
+
+    vocab_ids, vocab_words = vocab if vocab is not None else clf.vocabulary()
+    E = clf.embedding_matrix().to(clf.device)
+    Ev = E[torch.as_tensor(vocab_ids, device=clf.device)]
+    emb = clf.model.get_input_embeddings()
+    out = list(texts)
+    for s in range(0, len(texts), batch_size):
+        ats = [AttackedText(t) for t in texts[s : s + batch_size]]
+        keep = [k for k, at in enumerate(ats) if at.words]
+        if not keep:
+            continue
+        enc = clf.tokenizer([ats[k].words for k in keep], is_split_into_words=True, padding=True, truncation=True,
+                            max_length=clf.max_length, return_tensors="pt")
+        ids = enc["input_ids"].to(clf.device)
+        mask = enc["attention_mask"].to(clf.device)
+        embeds = emb(ids).detach().requires_grad_(True)
+        was_training = clf.model.training
+        clf.model.eval()
+        logits = clf.model(inputs_embeds=embeds, attention_mask=mask).logits
+        y = torch.tensor([int(labels[s + k]) for k in keep], device=clf.device)
+        logp = torch.log_softmax(logits.float(), -1).gather(1, y[:, None])[:, 0]
+        (grad,) = torch.autograd.grad(logp.sum(), embeds)
+        clf.model.train(was_training)
+        for row, k in enumerate(keep):
+            word_ids = enc.word_ids(row)
+            n_tokens = Counter(w for w in word_ids if w is not None)
+            # token positions that are a whole word on their own
+            pos = [p for p, w in enumerate(word_ids) if w is not None and n_tokens[w] == 1
+                   and int(ids[row, p]) not in clf.special_ids]
+            if not pos:
+                continue
+            g = grad[row, pos]  # (l, d)
+            cur = embeds[row, pos].detach()  # (l, d)
+            # v[i, w] = <g_i, e_w - e_{x_i}> + log f(y|x)
+            v = g @ Ev.T - (g * cur).sum(1, keepdim=True) + logp[row].detach()
+            same = torch.as_tensor(vocab_ids, device=clf.device)[None, :] == ids[row, pos][:, None]
+            v = v.masked_fill(same, float("inf"))
+            flat = int(torch.argmin(v))
+            i, w = divmod(flat, v.shape[1])
+            if not math.isfinite(float(v.view(-1)[flat])):
+                continue
+            out[s + k] = _replace(ats[k], word_ids[pos[i]], vocab_words[w])
+    return out
+
+
+# ----------------------------------------------------------------------------- augmenter
+class SPDefenseAugmenter:
+    """Augmenter for ``textattack augment --recipe sp-defense`` and Python use.
+
+    Args:
+        mode: "auto", "random", "gradient", "special", or "mix" (the training mix:
+            gradient for half the calls, else one of original/random/special).
+        model: victim name/dir/file (see ``textattack-so --help``) or a TextAttack model
+            wrapper; needed by "gradient", and by "special" when no label is given.
+        special_words: path of a saved T(y) table (or the dict).
+        vocabulary: words for random replacement (default: the model's letters-only
+            vocabulary, else the packaged synonym list's words).
+        transformations_per_example: outputs per input (stock CLI argument).
+        seed: random seed.
+    Other TextAttack augment arguments (pct_words_to_swap, high_yield, fast_augment)
+    are accepted and ignored: SP-Defense always changes exactly one word.
+    """
+
+    def __init__(self, mode="auto", model=None, special_words=None, vocabulary=None, transformations_per_example=1,
+                 seed=0, device=None, **ignored):
+        if mode not in MODES + ("auto", "mix"):
+            raise ValueError(f"unknown SP-Defense mode {mode!r}; use one of auto, mix, {', '.join(MODES)}")
+        if isinstance(model, str):
+            from ..cli.common import load_model
+
+            model = load_model(model, device=device)
+        self.model_wrapper = model
+        self.clf = None
+        if model is not None:
+            from ..metrics.flip_capability import TokenClassifier
+
+            self.clf = TokenClassifier.from_model_wrapper(model, device=device)
+        if mode == "auto":
+            mode = "gradient" if self.clf is not None else "random"
+            logger.warning("sp-defense: mode 'auto' -> %r (%s)", mode,
+                           "a model was given" if self.clf else "no model given: random word replacement only")
+        if mode in ("gradient", "mix") and self.clf is None:
+            raise ValueError(f"sp-defense mode {mode!r} needs a model (recipe parameter model=...)")
+        if isinstance(special_words, (str, Path)):
+            special_words = load_special_words(special_words)
+        if mode == "special" and not special_words:
+            raise ValueError("sp-defense mode 'special' needs a saved special-word table (special_words=path)")
+        self.mode = mode
+        self.special_words = special_words or {}
+        self.vocab = self.clf.vocabulary() if self.clf is not None else None
+        if vocabulary is None:
+            if self.vocab is not None:
+                vocabulary = self.vocab[1]
+            else:
+                from ..resources import load_synonyms
+
+                vocabulary = sorted(load_synonyms())
+        self.vocabulary = list(vocabulary)
+        self.transformations_per_example = int(transformations_per_example)
+        self.rng = random.Random(seed)
+        self._calls = 0
+
+    def _predict(self, texts):
+        return self.clf.predict_texts(texts).argmax(1).tolist()
+
+    def augment_examples(self, examples, modes=None):
+        """``[(text, label)] -> [(augmented_text, label, mode)]`` — one augmentation per example, label kept."""
+        texts = [t for t, _ in examples]
+        labels = [y for _, y in examples]
+        if any(y is None for y in labels) and self.clf is not None:
+            pred = self._predict(texts)
+            labels = [p if y is None else y for y, p in zip(labels, pred)]
+        if modes is None:
+            modes = [self._next_mode() for _ in examples]
+        out = list(texts)
+        grad_idx = [i for i, m in enumerate(modes) if m == "gradient"]
+        if grad_idx:
+            aug = gradient_augment(self.clf, [texts[i] for i in grad_idx], [labels[i] for i in grad_idx], self.vocab)
+            for i, t in zip(grad_idx, aug):
+                out[i] = t
+        for i, m in enumerate(modes):
+            if m == "random":
+                out[i] = random_augment(texts[i], self.vocabulary, self.rng)
+            elif m == "special":
+                out[i] = special_augment(texts[i], labels[i], self.special_words, self.rng)
+        return [(t, y, m) for t, y, m in zip(out, [y for _, y in examples], modes)]
+
+    def _next_mode(self):
+        if self.mode != "mix":
+            return self.mode
+        self._calls += 1
+        if self._calls % 2:
+            return "gradient"
+        return self.rng.choice(["original", "random"] + (["special"] if self.special_words else []))
+
+    def augment(self, text, label=None):
+        """Augmented versions of ``text`` (TextAttack's augmenter interface)."""
+        outs = []
+        for _ in range(self.transformations_per_example):
+            new, _, _ = self.augment_examples([(text, label)])[0]
+            if new != text and new not in outs:
+                outs.append(new)
+        return outs
+
+    def augment_many(self, text_list, show_progress=False):
+        return [self.augment(t) for t in text_list]
+
+    def __repr__(self):
+        return f"SPDefenseAugmenter(mode={self.mode!r}, model={type(self.model_wrapper).__name__ if self.model_wrapper else None})"
+
+
+def augment_examples(examples, model=None, mode="mix", special_words=None, seed=0, **kwargs):
+    """Python API: SP-Defense augmentation of ``(text, label)`` pairs; labels are kept.
+
+    Returns ``[(augmented_text, label, mode_used)]``.
+    """
+    return SPDefenseAugmenter(mode, model=model, special_words=special_words, seed=seed, **kwargs).augment_examples(
+        examples)

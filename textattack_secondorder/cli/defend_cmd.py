@@ -1,0 +1,43 @@
+"""``textattack-so defend``: fine-tune a classifier with SP-Defense (or the Rand baseline) and save it."""
+from .common import add_dataset_args, add_model_args, load_examples, load_model
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser("defend", help="SP-Defense (or --defense rand) fine-tuning; saves a model TextAttack loads")
+    add_model_args(p)
+    add_dataset_args(p, default_split="train")
+    p.add_argument("--defense", default="sp-defense", choices=["sp-defense", "rand"])
+    p.add_argument("--steps", type=int, default=1000, help="fine-tuning batches (paper: 20k on BERT)")
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--lr", type=float, default=None, help="learning rate (default 2e-5 transformers, 1e-3 word models)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="output model directory (use with `textattack attack --model OUT`)")
+    p.set_defaults(func=run)
+
+
+def run(args):
+    import numpy as np
+
+    from ..defend import save_model, train_defense
+    from ..metrics.flip_capability import TokenClassifier
+
+    model = load_model(args.model, args.device, args.model_batch_size)
+    train = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
+    test = load_examples(args.dataset, "test") if args.dataset == "mr" else None
+
+    def acc():
+        if not test:
+            return None
+        probs = TokenClassifier.from_model_wrapper(model, device=args.device).predict_texts([t for t, _ in test])
+        return float(np.mean(probs.argmax(1) == np.array([y for _, y in test])))
+
+    before = acc()
+    seconds = train_defense(model, train, steps=args.steps, batch_size=args.batch_size, lr=args.lr,
+                            defense=args.defense, seed=args.seed, device=args.device)
+    after = acc()
+    info = {"base_model": args.model, "defense": args.defense, "steps": args.steps, "batch_size": args.batch_size,
+            "seconds": seconds, "test_accuracy_before": before, "test_accuracy_after": after}
+    save_model(model, args.out, info)
+    print(f"{args.defense}: {args.steps} steps in {seconds:.1f} s; test accuracy "
+          f"{'n/a' if before is None else f'{before:.4f}'} -> {'n/a' if after is None else f'{after:.4f}'}; saved {args.out}")
+    return 0
