@@ -30,7 +30,7 @@ PLANTED_DATA = '''
 import textattack
 
 dataset = textattack.datasets.Dataset(
-    [("a good film", 1), ("good acting and a good plot", 1), ("a dull film", 0)]
+    [("a good film", 1), ("good acting, a fine cast", 1), ("a dull film", 0)]
 )
 '''
 
@@ -121,8 +121,7 @@ def test_stock_cli_attacks_planted_model_with_recipe_params(tmp_path):
                "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset",
                "--num-examples", "3", "--log-to-csv", str(csv), "--disable-stdout"])
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    assert "Number of successful attacks: | 2" in out.stdout.replace("  ", " ") or \
-        "Number of successful attacks:" in out.stdout
+    assert "Number of successful attacks:" in out.stdout
     import pandas as pd
 
     log = pd.read_csv(csv)

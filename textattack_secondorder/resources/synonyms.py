@@ -1,0 +1,220 @@
+"""Synonym lists: the source of the *patch words* of the Double Perturbation attack.
+
+Zhang et al. (NAACL 2021), Sec. 3 and ALGORITHMS.md §1.2: a patch pair ``(p1, p2)``
+replaces the one occurrence of ``p1`` in a sentence by its synonym ``p2``. The paper
+takes the synonyms from the counter-fitted list of Jia et al. (2019). This module
+loads any ``{word: [synonyms]}`` JSON file; by default, in this order:
+
+1. the ``path`` argument;
+2. the file named by the environment variable ``TA_SO_SYNONYMS``;
+3. with ``online=True`` only: counter-fitted neighbours computed from TextAttack's
+   ``WordEmbedding.counterfitted_GLOVE_embedding()`` (downloads ``paragramcf``);
+4. the list the package ships, ``data/synonyms_glove_wordnet.json`` (GloVe 6B 50d
+   nearest neighbours filtered by WordNet synonymy; rebuilt by
+   ``scripts/build_synonyms.py``, see its ``.meta.json`` for the sources and figures).
+
+Nothing here imports torch or TextAttack, except the online path.
+"""
+import json
+import logging
+import os
+import threading
+from collections import Counter
+from pathlib import Path
+
+from .paths import cache_dir, data_path
+
+logger = logging.getLogger(__name__)
+
+ENV_VAR = "TA_SO_SYNONYMS"
+PACKAGED_FILE = "synonyms_glove_wordnet.json"
+
+_CACHE = {}
+_LOCK = threading.Lock()
+
+
+def _validate(raw, source):
+    """Check and normalise a parsed word->synonyms mapping (see :func:`load_synonyms`)."""
+    if not isinstance(raw, dict):
+        raise ValueError(
+            f"synonym file {source}: expected a JSON object mapping word -> list of synonyms, "
+            f"got {type(raw).__name__}"
+        )
+    table, skipped = {}, 0
+    for key, syns in raw.items():
+        if not isinstance(key, str):  # cannot happen with JSON text, can with a dict
+            raise ValueError(f"synonym file {source}: key {key!r} is not a string")
+        if not isinstance(syns, (list, tuple)):
+            raise ValueError(
+                f"synonym file {source}: the value of {key!r} must be a list of strings, "
+                f"got {type(syns).__name__}"
+            )
+        for s in syns:
+            if not isinstance(s, str):
+                raise ValueError(
+                    f"synonym file {source}: the synonyms of {key!r} must be strings, got {s!r}"
+                )
+        word = key.strip().lower()
+        if not word:  # e.g. a control character such as "\x85" in the counter-fitted list
+            skipped += 1
+            continue
+        out = table.setdefault(word, [])
+        for s in syns:
+            s = s.strip().lower()
+            if s and s != word and s not in out:
+                out.append(s)
+    if skipped:
+        logger.debug("synonym file %s: skipped %d blank keys", source, skipped)
+    return {w: v for w, v in table.items() if v}
+
+
+def load_synonyms(path=None, online=False):
+    """Return a ``{word: [synonyms]}`` dict (lower-case, no self-synonyms, no duplicates).
+
+    ``path`` may name any JSON file holding an object ``word -> list of strings`` (the
+    format of the counter-fitted list the paper used). Keys are lower-cased (lists of
+    keys differing only in case are merged), self-synonyms and duplicates are dropped,
+    as are words left without synonyms. A malformed file raises ``ValueError`` naming
+    the file and the problem. Results are cached per resolved path; treat them as
+    read-only.
+
+    Without ``path``: ``$TA_SO_SYNONYMS``; then, if ``online`` is true, TextAttack's
+    counter-fitted embedding (falls back with a warning when it cannot be loaded);
+    then the packaged offline list.
+    """
+    if path is None:
+        path = os.environ.get(ENV_VAR) or None
+    if path is None and online:
+        try:
+            return counterfitted_synonyms()
+        except Exception as e:  # network, S3 lock, missing files...
+            logger.warning("counter-fitted embedding unavailable (%s); using the packaged list", e)
+    if path is None:
+        path = data_path(PACKAGED_FILE)
+    path = Path(path).expanduser()
+    key = str(path.resolve())
+    with _LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+    if not path.is_file():
+        raise FileNotFoundError(f"synonym file {path} does not exist")
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = json.load(f)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ValueError(f"synonym file {path}: not valid UTF-8 JSON ({e})") from e
+    table = _validate(raw, path)
+    logger.info("loaded %d words / %d synonym pairs from %s", len(table),
+                sum(len(v) for v in table.values()), path)
+    with _LOCK:
+        _CACHE[key] = table
+    return table
+
+
+def counterfitted_synonyms(topn=8, min_cos=0.5, alphabetic_only=True):
+    """Counter-fitted neighbours (online path; the paper's synonym source, Jia et al. 2019).
+
+    Uses TextAttack's counter-fitted GloVe (``paragramcf``, downloaded from S3 on first
+    use) and its precomputed nearest-neighbour matrix: for each word, the ``topn``
+    nearest neighbours whose cosine similarity is at least ``min_cos`` (TextAttack's
+    recipes use ``WordEmbeddingDistance(min_cos_sim=0.5)``). The result is cached as
+    JSON in the package cache folder.
+    """
+    cache = cache_dir("synonyms") / f"counterfitted_neighbours_top{topn}_cos{min_cos}.json"
+    if cache.is_file():
+        return load_synonyms(cache)
+    import numpy as np
+    from textattack.shared import WordEmbedding
+
+    from .paths import atomic_write_text
+
+    emb = WordEmbedding.counterfitted_GLOVE_embedding()
+    matrix = np.asarray(emb.embedding_matrix, dtype=np.float32)
+    unit = matrix / np.linalg.norm(matrix, axis=1, keepdims=True).clip(1e-12)
+    index2word = emb._index2word
+    n = matrix.shape[0]
+    if emb.nn_matrix is not None:
+        nn = np.asarray(emb.nn_matrix)[:, 1 : topn + 1]
+    else:  # pragma: no cover - the packaged embedding has an nn matrix
+        nn = np.empty((n, topn), dtype=np.int64)
+        for start in range(0, n, 1024):
+            sims = unit[start : start + 1024] @ unit.T
+            sims[np.arange(sims.shape[0]), np.arange(start, start + sims.shape[0])] = -np.inf
+            nn[start : start + 1024] = np.argsort(-sims, axis=1)[:, :topn]
+    cos = np.einsum("ij,ikj->ik", unit, unit[nn])
+    table = {}
+    for i in range(n):
+        w = index2word[i]
+        if alphabetic_only and not w.isalpha():
+            continue
+        syns = [index2word[j] for j, c in zip(nn[i], cos[i]) if c >= min_cos]
+        if alphabetic_only:
+            syns = [s for s in syns if s.isalpha()]
+        if syns:
+            table[w] = syns
+    atomic_write_text(cache, json.dumps(table, sort_keys=True, separators=(",", ":")))
+    return load_synonyms(cache)
+
+
+class SynonymList:
+    """A read-only ``word -> tuple of synonyms`` mapping with the patch-pair rule.
+
+    Build it from a dict, a JSON path, or nothing (the default list of
+    :func:`load_synonyms`)::
+
+        syn = SynonymList()                 # packaged list (or $TA_SO_SYNONYMS)
+        syn = SynonymList("my_list.json")
+        syn = SynonymList({"good": ["fine"]})
+    """
+
+    def __init__(self, source=None, online=False):
+        if isinstance(source, SynonymList):
+            table, self.source = source._table, source.source
+        elif isinstance(source, dict):
+            table, self.source = _validate(source, "<dict>"), "<dict>"
+        else:
+            table = load_synonyms(source, online=online)
+            self.source = str(source) if source is not None else "default"
+        self._table = {w: tuple(v) for w, v in table.items()}
+
+    def __getitem__(self, word):
+        return self._table[word.lower()]
+
+    def get(self, word, default=()):
+        return self._table.get(word.lower(), default)
+
+    def __contains__(self, word):
+        return isinstance(word, str) and word.lower() in self._table
+
+    def __len__(self):
+        return len(self._table)
+
+    def __iter__(self):
+        return iter(self._table)
+
+    def items(self):
+        return self._table.items()
+
+    def num_pairs(self):
+        return sum(len(v) for v in self._table.values())
+
+    def pairs_for(self, words):
+        """Candidate patch pairs ``(p1, p2)`` for a tokenised sentence (ALGORITHMS.md §1.2).
+
+        ``p1`` is a word occurring exactly once in ``words`` (compared lower-case) and
+        ``p2`` one of its synonyms that does not occur anywhere in ``words``. Pairs are
+        returned lower-case, in sentence order, then in the list's synonym order.
+        """
+        lowered = [w.lower() for w in words]
+        counts = Counter(lowered)
+        pairs = []
+        for w in lowered:
+            if counts[w] != 1:
+                continue
+            for s in self._table.get(w, ()):
+                if s not in counts:
+                    pairs.append((w, s))
+        return pairs
+
+    def __repr__(self):
+        return f"SynonymList({self.source!r}, words={len(self)}, pairs={self.num_pairs()})"
