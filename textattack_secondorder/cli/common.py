@@ -27,6 +27,8 @@ def load_model(spec, device=None, batch_size=64):
     """A TextAttack ``ModelWrapper`` for ``spec`` (see ``MODEL_HELP``)."""
     from ..models import load_victim
 
+    if not spec:
+        raise ValueError("no model given")
     path, _, var = spec.partition("^")
     if path.endswith(".py"):
         if not os.path.exists(path):
@@ -38,15 +40,18 @@ def load_model(spec, device=None, batch_size=64):
         if not hasattr(module, name):
             raise ValueError(f"{path} defines no variable {name!r} (a TextAttack ModelWrapper)")
         return getattr(module, name)
-    if os.path.isdir(spec):
-        from ..models.wrappers import SOModelWrapper
+    from ..models import VICTIMS
 
-        return SOModelWrapper.from_pretrained(spec, device=device, batch_size=batch_size)
-    if spec.startswith("mr-"):
-        return load_victim(spec, device=device)
+    if spec in VICTIMS:
+        return load_victim(spec, device=device, batch_size=batch_size)
+    if not os.path.isdir(spec) and spec.startswith("mr-"):
+        raise ValueError(f"unknown demo victim {spec!r}; valid: {', '.join(VICTIMS)}")
+    # a local Hugging Face directory (our saved victims included) or, online, a hub model id
+    from ..models.victims import load_model_and_tokenizer
     from ..models.wrappers import SOModelWrapper
 
-    return SOModelWrapper.from_pretrained(spec, device=device, batch_size=batch_size)
+    model, tokenizer = load_model_and_tokenizer(spec)
+    return SOModelWrapper(model, tokenizer, device=device, batch_size=batch_size)
 
 
 def load_examples(spec, split="test", text_column="text", label_column="label", limit=None):

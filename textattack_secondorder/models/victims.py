@@ -1,0 +1,193 @@
+"""Demo victim classifiers on movie-review polarity, trained on first use and cached.
+
+==========  ==========================================================  ====================================
+name        model                                                       MR test accuracy (80/20, seed 0)
+==========  ==========================================================  ====================================
+mr-cnn      word CNN on frozen GloVe 50d, 100 filters of width 3        73.9 % (measured; see metrics.json)
+mr-lstm     LSTM on frozen GloVe 50d, 100 units                         74.3 %
+mr-bow      bag of words on frozen GloVe 50d, hidden layer of 100       72.4 %
+mr-minilm   all-MiniLM-L6-v2 fine-tuned for 2 epochs (max_length 64)    81.4 %
+==========  ==========================================================  ====================================
+
+The three word models are the base models of Zhang et al. 2021 (Double
+Perturbation, NAACL): "GloVe + one hidden layer of 100". Each victim is a
+Hugging Face model directory (``config.json``, ``model.safetensors``, tokenizer
+files, ``metrics.json``) under ``cache_dir("victims", name)``, so the stock
+TextAttack command line loads it with ``--model DIR`` (after
+:func:`~textattack_secondorder.models.register_auto_classes`, which the
+package's TextAttack hook calls).
+
+A victim is trained in a temporary folder and renamed into place when
+complete, so an interrupted training never leaves half a model.
+"""
+import dataclasses
+import json
+import logging
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from ..resources.paths import atomic_write_text, cache_dir
+
+logger = logging.getLogger(__name__)
+
+METRICS_FILE = "metrics.json"
+# GloVe's 30,000 most frequent words join the training vocabulary: the embedding is frozen, so
+# words the attack swaps in (or test words) that training never saw keep their meaning instead of
+# becoming [UNK]. Measured on the MR test split: +1 to +3 points for every word model.
+EXTRA_GLOVE_WORDS = 30000
+
+
+@dataclasses.dataclass(frozen=True)
+class VictimSpec:
+    name: str
+    kind: str  # "word" or "minilm"
+    description: str
+    train_kwargs: dict = dataclasses.field(default_factory=dict)
+    dataset: str = "mr"
+
+
+VICTIMS = {
+    spec.name: spec
+    for spec in [
+        VictimSpec("mr-cnn", "word", "word CNN on frozen GloVe 50d (Zhang et al. 2021 base model)",
+                   {"arch": "cnn", "dropout": 0.3, "extra_glove_words": EXTRA_GLOVE_WORDS}),
+        VictimSpec("mr-lstm", "word", "LSTM on frozen GloVe 50d (Zhang et al. 2021 base model)",
+                   {"arch": "lstm", "dropout": 0.5, "extra_glove_words": EXTRA_GLOVE_WORDS}),
+        VictimSpec("mr-bow", "word", "bag of words on frozen GloVe 50d (Zhang et al. 2021 base model)",
+                   {"arch": "bow", "dropout": 0.2, "extra_glove_words": EXTRA_GLOVE_WORDS}),
+        VictimSpec("mr-minilm", "minilm", "all-MiniLM-L6-v2 fine-tuned on MR (2 epochs)", {}),
+    ]
+}
+
+
+class UnknownVictimError(ValueError):
+    pass
+
+
+def _spec(name):
+    try:
+        return VICTIMS[name]
+    except KeyError:
+        raise UnknownVictimError(f"Unknown victim {name!r}; valid names: {', '.join(VICTIMS)}") from None
+
+
+def victim_path(name):
+    """Where victim ``name`` lives (whether or not it has been trained yet)."""
+    _spec(name)
+    return cache_dir("victims") / name
+
+
+def is_trained(name):
+    path = victim_path(name)
+    return (path / "config.json").exists() and (path / METRICS_FILE).exists()
+
+
+def read_metrics(name):
+    """The ``metrics.json`` of a trained victim (test accuracy, training seconds, ...)."""
+    return json.loads((victim_path(name) / METRICS_FILE).read_text(encoding="utf-8"))
+
+
+def _load_data(spec, data):
+    if data is not None:
+        return data
+    from ..datasets.mr import load_mr
+
+    return load_mr("train"), load_mr("test")
+
+
+def train_victim(name, force=False, data=None, seed=0, progress=True, **overrides):
+    """Train victim ``name`` and save it under ``cache_dir("victims", name)``.
+
+    Args:
+        force: retrain even if the victim is already cached.
+        data: ``(train, test)`` lists of ``(text, label)``; default the MR split.
+        overrides: passed to the training function (e.g. ``epochs=``).
+
+    Returns the metrics dict (``test_accuracy``, ``train_seconds``, ``directory``, ...).
+    If the victim exists and not ``force``, returns its stored metrics.
+    """
+    spec = _spec(name)
+    final = victim_path(name)
+    if is_trained(name) and not force:
+        return {**read_metrics(name), "directory": str(final)}
+    train, test = _load_data(spec, data)
+    logger.warning("Training victim %s (%s) on %d sentences ...", name, spec.description, len(train))
+    from . import training
+    from .word_models import register_auto_classes
+
+    register_auto_classes()
+    if spec.kind == "word":
+        kwargs = dict(spec.train_kwargs)
+        kwargs.update(overrides)
+        arch = kwargs.pop("arch")
+        model, tokenizer, metrics = training.train_word_model(arch, train, test, seed=seed, progress=progress, **kwargs)
+    else:
+        model, tokenizer, metrics = training.train_minilm(train, test, seed=seed, progress=progress, **overrides)
+    metrics = {"name": name, "description": spec.description, "dataset": spec.dataset, "seed": seed, **metrics}
+
+    parent = final.parent
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}.tmp-", dir=str(parent)))
+    try:
+        model.save_pretrained(str(tmp), safe_serialization=True)
+        tokenizer.save_pretrained(str(tmp))
+        atomic_write_text(tmp / METRICS_FILE, json.dumps(metrics, indent=2) + "\n")
+        old = None
+        if final.exists():
+            old = parent / f".{name}.old-{os.getpid()}"
+            os.replace(final, old)
+        os.replace(tmp, final)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError:
+        if is_trained(name):  # another process finished first: keep its model
+            logger.warning("Victim %s was saved by another process meanwhile; keeping that one", name)
+            return {**read_metrics(name), "directory": str(final)}
+        raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    logger.warning("Saved victim %s: test accuracy %.4f, %.1f s -> %s", name, metrics.get("test_accuracy", float("nan")),
+                   metrics["train_seconds"], final)
+    return {**metrics, "directory": str(final)}
+
+
+def victim_dir(name, train_if_missing=True):
+    """Directory of victim ``name`` (a HF model dir usable with ``textattack attack --model DIR``).
+
+    Trains the victim first if it is missing and ``train_if_missing``.
+    """
+    if not is_trained(name):
+        if not train_if_missing:
+            raise FileNotFoundError(
+                f"Victim {name} is not trained yet ({victim_path(name)}). Run `textattack-so train-victims --names {name}`."
+            )
+        train_victim(name)
+    return victim_path(name)
+
+
+def load_model_and_tokenizer(path):
+    """``(model, tokenizer)`` from a victim directory, via the Auto classes."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from .word_models import register_auto_classes
+
+    register_auto_classes()
+    model = AutoModelForSequenceClassification.from_pretrained(str(path))
+    tokenizer = AutoTokenizer.from_pretrained(str(path), use_fast=True)
+    model.eval()
+    return model, tokenizer
+
+
+def load_victim(name, device=None, train_if_missing=True, batch_size=None):
+    """Victim ``name`` as a :class:`~textattack_secondorder.models.wrappers.SOModelWrapper`.
+
+    Args:
+        name: one of ``mr-cnn``, ``mr-lstm``, ``mr-bow``, ``mr-minilm``.
+        device: ``"cpu"``, ``"cuda"`` or ``None`` (TextAttack's default device).
+        train_if_missing: train (and cache) the victim if it is not cached yet.
+    """
+    from .wrappers import DEFAULT_BATCH_SIZE, SOModelWrapper
+
+    model, tokenizer = load_model_and_tokenizer(victim_dir(name, train_if_missing=train_if_missing))
+    return SOModelWrapper(model, tokenizer, device=device, batch_size=batch_size or DEFAULT_BATCH_SIZE)

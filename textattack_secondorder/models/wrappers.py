@@ -1,0 +1,148 @@
+"""A faster TextAttack model wrapper for Hugging Face classifiers.
+
+TextAttack's ``HuggingFaceModelWrapper`` pads every input to the tokenizer's
+``model_max_length`` (512 for most BERTs) and its ``get_grad`` puts the model
+in train mode (dropout on). :class:`SOModelWrapper` pads each batch only to its
+longest input, truncates at the model's max length, runs without gradients on
+the model's device, and computes gradients in eval mode.
+"""
+import logging
+
+import torch
+from textattack.models.wrappers import HuggingFaceModelWrapper
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_BATCH_SIZE = 64
+_FALLBACK_MAX_LENGTH = 512
+
+
+def _resolve_device(device):
+    if device is None:
+        import textattack
+
+        return textattack.shared.utils.device
+    return torch.device(device)
+
+
+class SOModelWrapper(HuggingFaceModelWrapper):
+    """Hugging Face sequence classifier + tokenizer, padded per batch (not to 512).
+
+    Args:
+        model: a ``transformers.PreTrainedModel`` for sequence classification.
+        tokenizer: its (fast or slow) tokenizer.
+        device: ``"cpu"``, ``"cuda"``, a ``torch.device`` or ``None`` for
+            TextAttack's default (``textattack.shared.utils.device``).
+        max_length: truncation length; default the tokenizer's
+            ``model_max_length`` (512 if that is unset).
+        batch_size: inputs per forward pass inside one call.
+
+    Calling the wrapper on a list of strings (or of 1-/2-tuples for sentence
+    pairs) returns a ``torch.Tensor`` of logits ``(n, num_labels)`` on the CPU,
+    as TextAttack's goal functions expect.
+    """
+
+    def __init__(self, model, tokenizer, device=None, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
+        super().__init__(model, tokenizer)
+        self.device = _resolve_device(device)
+        self.model.to(self.device)
+        self.model.eval()
+        if max_length is None:
+            mml = getattr(tokenizer, "model_max_length", None)
+            max_length = mml if mml and mml < int(1e29) else _FALLBACK_MAX_LENGTH
+        self.max_length = int(max_length)
+        self.batch_size = int(batch_size)
+
+    # -- inputs ---------------------------------------------------------------
+    @staticmethod
+    def _split_inputs(text_input_list):
+        if isinstance(text_input_list, str):
+            text_input_list = [text_input_list]
+        firsts, seconds = [], []
+        for x in text_input_list:
+            if isinstance(x, (tuple, list)):
+                if len(x) == 1:
+                    firsts.append(x[0])
+                elif len(x) == 2:
+                    firsts.append(x[0])
+                    seconds.append(x[1])
+                else:
+                    raise ValueError(f"SOModelWrapper takes one or two text columns, got {len(x)}")
+            else:
+                firsts.append(x)
+        if seconds and len(seconds) != len(firsts):
+            raise ValueError("mixed single texts and text pairs in one batch")
+        return firsts, (seconds or None)
+
+    def encode(self, text_input_list):
+        """Tokenize, padding to the longest input of the list; tensors on the model's device."""
+        firsts, seconds = self._split_inputs(text_input_list)
+        enc = self.tokenizer(
+            firsts,
+            seconds,
+            add_special_tokens=True,
+            padding="longest",
+            truncation=True,
+            max_length=self.max_length,
+            return_tensors="pt",
+        )
+        return enc.to(self.device)
+
+    # -- predictions ------------------------------------------------------------
+    def __call__(self, text_input_list):
+        firsts, _ = self._split_inputs(text_input_list)
+        if not firsts:
+            return torch.zeros((0, self.model.config.num_labels))
+        inputs = list(text_input_list) if not isinstance(text_input_list, str) else [text_input_list]
+        outputs = []
+        self.model.eval()
+        with torch.no_grad():
+            for i in range(0, len(inputs), self.batch_size):
+                enc = self.encode(inputs[i : i + self.batch_size])
+                outputs.append(self.model(**enc).logits.float().cpu())
+        return torch.cat(outputs, dim=0)
+
+    # -- gradients ---------------------------------------------------------------
+    def get_grad(self, text_input):
+        """Gradient of the loss (w.r.t. the predicted label) on the input word embeddings.
+
+        Unlike TextAttack's version the model stays in eval mode (no dropout),
+        and frozen embeddings work too: the gradient is taken on the embedding
+        *output*. Returns ``{"ids": input ids (1, T), "gradient": array (T, dim)}``.
+        """
+        self.model.eval()
+        embedding_layer = self.model.get_input_embeddings()
+        captured = []
+
+        def forward_hook(module, inputs, output):
+            output.requires_grad_(True)
+            output.retain_grad()
+            captured.append(output)
+            return output
+
+        handle = embedding_layer.register_forward_hook(forward_hook)
+        try:
+            self.model.zero_grad(set_to_none=True)
+            enc = self.encode([text_input])
+            with torch.enable_grad():
+                logits = self.model(**enc).logits
+                labels = logits.argmax(dim=1)
+                loss = torch.nn.functional.cross_entropy(logits, labels)
+                loss.backward()
+            grad = captured[0].grad[0].detach().cpu().numpy()
+        finally:
+            handle.remove()
+            self.model.zero_grad(set_to_none=True)
+        return {"ids": enc["input_ids"].cpu(), "gradient": grad}
+
+    def to(self, device):
+        self.device = torch.device(device)
+        self.model.to(self.device)
+        return self
+
+    def __repr__(self):
+        return (f"{type(self).__name__}(model={type(self.model).__name__}, device={self.device}, "
+                f"max_length={self.max_length}, batch_size={self.batch_size})")
+
+
+__all__ = ["SOModelWrapper"]
