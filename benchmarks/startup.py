@@ -50,7 +50,11 @@ def main():
     samples = [hook_import_us() for _ in range(args.runs)]
     if any(s is None for s in samples):
         sys.exit("textattack_secondorder_hook was not imported at start-up: is the package installed?")
-    result = {"python": sys.version.split()[0], "runs": args.runs, "hook_import_us_median": statistics.median(samples)}
+    hook_file = subprocess.run([sys.executable, "-c", "import textattack_secondorder_hook as h; print(h.__file__)"],
+                               capture_output=True, text=True).stdout.strip()
+    install = "site-packages" if sysconfig.get_paths()["purelib"] in hook_file else "editable"
+    result = {"python": sys.version.split()[0], "install": install, "runs": args.runs,
+              "hook_import_us_median": statistics.median(samples)}
     if args.ab:
         pth = Path(sysconfig.get_paths()["purelib"]) / PTH
         with_hook = [wall_ms() for _ in range(args.runs)]
