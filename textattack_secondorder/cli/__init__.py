@@ -16,6 +16,8 @@ SUBCOMMAND_MODULES = [
     "victims_cmd",  # train-victims / data
     "bias_cmd",  # bias: counterfactual token bias B_{p,k}
     "flip_capability_cmd",  # flip-capability: kappa / rho (EUBA, brute force)
+    "meaning_cmd",  # meaning: source chrF / target RDchrF / success % (Michel et al. 2019)
+    "robustness_cmd",  # robustness: accuracy on perturbed sets and the RB-index (FlagEval)
     "augment_cmd",  # sp-augment: label-aware SP-Defense augmentation of a CSV
     "defend_cmd",  # defend: SP-Defense / Rand fine-tuning
 ]
