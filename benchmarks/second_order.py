@@ -70,11 +70,16 @@ def main():
     ap.add_argument("--recipes", nargs="+", default=DEFAULT_RECIPES)
     ap.add_argument("--num-examples", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=None, help="torch threads (1 is fastest on a shared machine)")
     ap.add_argument("--masked-lm", default=None, help="masked-LM slot value (default: the slot's default)")
     ap.add_argument("--model-batch-size", type=int, default=64)
     ap.add_argument("--out", default=str(RESULTS / "second_order.json"))
     ap.add_argument("--force", action="store_true")
     args = ap.parse_args()
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
     logging.basicConfig(level=logging.WARNING)
 
     import textattack

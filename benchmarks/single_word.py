@@ -51,8 +51,13 @@ def main():
     ap.add_argument("--skip-brute", action="store_true")
     ap.add_argument("--recipes", nargs="+", default=["sp-attack", "textfooler-offline", "bae-offline"])
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=None, help="torch threads (1 is fastest on a shared machine)")
     ap.add_argument("--out", default=str(RESULTS / "single_word.json"))
     args = ap.parse_args()
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
 
     import textattack
 

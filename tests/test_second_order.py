@@ -243,3 +243,18 @@ def test_empty_one_word_and_long_texts_do_not_crash_the_run():
     assert not isinstance(results[1], SkippedAttackResult)  # one word: attacked, nothing to change
     assert results[1].perturbed_result.perturbed_words == 0
     assert isinstance(results[3], SuccessfulAttackResult)
+
+
+def test_fast_word_swap_matches_textattack():
+    from textattack_secondorder.text_utils import swap_words_at
+
+    t = AttackedText("It's a good, good movie -- really!").replace_word_at_index(5, "film")
+    for i in range(len(t.words)):
+        fast = swap_words_at(t, i, ["Nice", "okay"])
+        slow = [t.replace_word_at_index(i, w) for w in ["Nice", "okay"]]
+        for a, b in zip(fast, slow):
+            assert a.text == b.text and a.words == b.words
+            assert a.attack_attrs["modified_indices"] == b.attack_attrs["modified_indices"]
+            assert a.attack_attrs["newly_modified_indices"] == b.attack_attrs["newly_modified_indices"]
+            assert list(a.attack_attrs["original_index_map"]) == list(b.attack_attrs["original_index_map"])
+            assert a.all_words_diff(t) == b.all_words_diff(t)

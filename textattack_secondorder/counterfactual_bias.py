@@ -33,7 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .goal_functions.patch_words import match_case, to_probabilities
+from .goal_functions.patch_words import to_probabilities
+from .text_utils import match_case
 from .metrics.bias import TokenBiasMetric
 from .resources.paths import atomic_write_text, data_path
 
@@ -226,8 +227,6 @@ class CounterfactualBias:
         """Neighbours of every (source, words) in ``level``, pair position frozen, batched proposals."""
         from textattack.shared import AttackedText
 
-        from .goal_functions.patch_words import match_case as mc
-
         out, seen = [], set()
         banned = {p1, p2} | (blacklist or set())
         chunks = range(0, len(level), self.chunk)
@@ -246,7 +245,7 @@ class CounterfactualBias:
                         if w.lower() in banned:
                             continue
                         new = list(ws)
-                        new[pos] = mc(w, ws[pos])
+                        new[pos] = match_case(w, ws[pos])
                         key = (src, tuple(new))
                         if key not in seen:
                             seen.add(key)

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..goal_functions.patch_words import match_case
+from ..text_utils import match_case
 from ..resources.paths import atomic_write_text
 
 logger = logging.getLogger(__name__)

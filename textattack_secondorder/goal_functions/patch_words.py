@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..text_utils import match_case, swap_words_at
+
 logger = logging.getLogger(__name__)
 
 
@@ -32,21 +34,12 @@ class PatchPair:
         return f"{self.p1} → {self.p2}"
 
 
-def match_case(word, like):
-    """``word`` written with the capitalisation of ``like`` (all caps, title case or as is)."""
-    if like.isupper() and len(like) > 1:
-        return word.upper()
-    if like[:1].isupper():
-        return word[:1].upper() + word[1:]
-    return word
-
-
 def apply_patch(attacked_text, patch):
     """``x ⊕ p``: replace the word at ``patch.index`` (which holds ``p1``) by ``p2``."""
     current = attacked_text.words[patch.index]
     if current.lower() != patch.p1:
         raise ValueError(f"word {patch.index} of {attacked_text.text!r} is {current!r}, not patch word {patch.p1!r}")
-    return attacked_text.replace_word_at_index(patch.index, match_case(patch.p2, current))
+    return swap_words_at(attacked_text, patch.index, [match_case(patch.p2, current)])[0]
 
 
 # model wrapper -> {word: probability vector}; kept while the wrapper lives.

@@ -256,7 +256,7 @@ class WordPerturbation:
     def perturb_one(self, text):
         from textattack.shared import AttackedText
 
-        from ..goal_functions.patch_words import match_case
+        from ..text_utils import match_case
 
         rng = _rng(self.seed, "word", self.method, text)
         at = AttackedText(text)

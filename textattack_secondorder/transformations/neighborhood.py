@@ -15,7 +15,7 @@ import logging
 
 from textattack.transformations import Transformation
 
-from ..goal_functions.patch_words import match_case
+from ..text_utils import match_case, swap_words_at
 
 logger = logging.getLogger(__name__)
 
@@ -81,8 +81,7 @@ class WordSwapNeighborhood(Transformation):
         out = []
         for i in sorted(words):
             original = current_text.words[i]
-            for w in words[i]:
-                out.append(current_text.replace_word_at_index(i, match_case(w, original)))
+            out += swap_words_at(current_text, i, [match_case(w, original) for w in words[i]])
         return out
 
     def extra_repr_keys(self):

@@ -6,7 +6,7 @@ the offline proposer otherwise), for all positions of a text in one batch.
 """
 from textattack.transformations import WordSwap
 
-from ..goal_functions.patch_words import match_case
+from ..text_utils import match_case
 
 
 class WordSwapProposer(WordSwap):
