@@ -54,13 +54,15 @@ def summarize(results, seconds):
     }
 
 
-def build(recipe, model_wrapper, masked_lm):
+def build(recipe, model_wrapper, masked_lm, synonyms=None):
     from textattack_secondorder import registry
 
     cls = registry.resolve(registry.ATTACK_RECIPES[recipe])
     kwargs = {}
     if "masked_lm" in cls.PARAMS and masked_lm is not None:
         kwargs["masked_lm"] = masked_lm
+    if "synonyms" in cls.PARAMS and synonyms is not None:
+        kwargs["synonyms"] = synonyms
     return cls.build(model_wrapper, **kwargs)
 
 
@@ -73,6 +75,9 @@ def main():
     ap.add_argument("--threads", type=int, default=None, help="torch threads (1 is fastest on a shared machine)")
     ap.add_argument("--masked-lm", default=None, help="masked-LM slot value (default: the slot's default)")
     ap.add_argument("--model-batch-size", type=int, default=64)
+    ap.add_argument("--synonyms", default=None,
+                    help="word->synonyms JSON for patch words / synonym swaps (default: the synonyms slot); the "
+                         "paper's counter-fitted list is ../shared/data/counterfitted_neighbors.json")
     ap.add_argument("--out", default=str(RESULTS / "second_order.json"))
     ap.add_argument("--force", action="store_true")
     args = ap.parse_args()
@@ -100,7 +105,13 @@ def main():
     examples = rng.sample(test, min(args.num_examples, len(test)))
     dataset = textattack.datasets.Dataset(examples)
     proposer = load_word_proposer(args.masked_lm)  # one proposer shared by every recipe that uses it
+    synonyms = None
+    if args.synonyms:
+        from textattack_secondorder.resources import load_synonyms
+
+        synonyms = load_synonyms(args.synonyms)
     done["settings"] = {"num_examples": len(examples), "seed": args.seed, "masked_lm": repr(proposer),
+                        "synonyms": args.synonyms or "synonyms slot default",
                         "model_batch_size": args.model_batch_size}
 
     for victim in args.victims:
@@ -108,7 +119,7 @@ def main():
         for recipe in args.recipes:
             if (victim, recipe) in have:
                 continue
-            attack = build(recipe, model_wrapper, proposer)
+            attack = build(recipe, model_wrapper, proposer, synonyms)
             attack.goal_function.batch_size = args.model_batch_size
             attack_args = textattack.AttackArgs(num_examples=len(examples), disable_stdout=True, silent=True,
                                                 random_seed=args.seed)
