@@ -11,18 +11,14 @@ import logging
 import torch
 from textattack.models.wrappers import HuggingFaceModelWrapper
 
+from .._device import resolve_device
+
 logger = logging.getLogger(__name__)
 
 DEFAULT_BATCH_SIZE = 64
 _FALLBACK_MAX_LENGTH = 512
 
 
-def _resolve_device(device):
-    if device is None:
-        import textattack
-
-        return textattack.shared.utils.device
-    return torch.device(device)
 
 
 class SOModelWrapper(HuggingFaceModelWrapper):
@@ -44,7 +40,7 @@ class SOModelWrapper(HuggingFaceModelWrapper):
 
     def __init__(self, model, tokenizer, device=None, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
         super().__init__(model, tokenizer)
-        self.device = _resolve_device(device)
+        self.device = resolve_device(device)
         self.model.to(self.device)
         self.model.eval()
         if max_length is None:

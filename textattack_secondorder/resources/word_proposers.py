@@ -29,6 +29,8 @@ import os
 import re
 from pathlib import Path
 
+from .._device import resolve_device
+
 logger = logging.getLogger(__name__)
 
 # Paper Algorithm 1 (Double Perturbation): keep logits > max(L[kappa], L[0] - delta).
@@ -49,12 +51,6 @@ ADDON_FILE = "minilm_mlm_addon.safetensors"
 _WORD_RE = re.compile(r"^[^\W\d_]+$")  # letters only (any script), no digits/underscore/punctuation
 
 
-def _resolve_device(device):
-    import torch
-
-    if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
 
 
 class WordProposer:
@@ -70,7 +66,7 @@ class WordProposer:
     name = "word-proposer"
 
     def __init__(self, device=None, batch_size=64):
-        self.device = _resolve_device(device)
+        self.device = resolve_device(device)
         self.batch_size = int(batch_size)
 
     def propose(self, sentences, positions, top_k=DEFAULT_TOP_K):
