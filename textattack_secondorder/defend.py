@@ -41,9 +41,8 @@ def train_defense(model_wrapper, train_examples, steps=1000, batch_size=32, lr=N
     model, tok = clf.model, clf.tokenizer
     if special_words is None:
         special_words = special_word_table(train_examples)
-    aug = SPDefenseAugmenter("random", model=None, vocabulary=clf.vocabulary()[1], special_words=special_words,
-                             seed=seed)
-    aug.clf, aug.vocab = clf, clf.vocabulary()
+    # mode is chosen per example below; the augmenter shares the classifier being trained
+    aug = SPDefenseAugmenter("random", model=clf, special_words=special_words, seed=seed)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=lr or _default_lr(model))
     rng = random.Random(seed)

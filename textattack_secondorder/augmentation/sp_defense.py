@@ -174,8 +174,8 @@ class SPDefenseAugmenter:
     Args:
         mode: "auto", "random", "gradient", "special", or "mix" (the training mix:
             gradient for half the calls, else one of original/random/special).
-        model: victim name/dir/file (see ``textattack-so --help``) or a TextAttack model
-            wrapper; needed by "gradient", and by "special" when no label is given.
+        model: victim name/dir/file (see ``textattack-so --help``), a TextAttack model
+            wrapper or a ``TokenClassifier``; needed by "gradient", and by "special" when no label is given.
         special_words: path of a saved T(y) table (or the dict).
         vocabulary: words for random replacement (default: the model's letters-only
             vocabulary, else the packaged synonym list's words).
@@ -198,7 +198,8 @@ class SPDefenseAugmenter:
         if model is not None:
             from ..metrics.flip_capability import TokenClassifier
 
-            self.clf = TokenClassifier.from_model_wrapper(model, device=device)
+            self.clf = model if isinstance(model, TokenClassifier) else TokenClassifier.from_model_wrapper(
+                model, device=device)
         if mode == "auto":
             mode = "gradient" if self.clf is not None else "random"
             logger.warning("sp-defense: mode 'auto' -> %r (%s)", mode,

@@ -247,11 +247,17 @@ class MaskedLMProposer(WordProposer):
             # First mask token of each row (there is exactly one unless the text contains one).
             mask_pos = is_mask.float().argmax(dim=1)
             with torch.no_grad():
-                logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits
-            rows = logits[torch.arange(len(chunk), device=logits.device), mask_pos.to(logits.device)].float().cpu()
+                rows = self._mask_logits(enc, mask_pos).float().cpu()
             for (s, j, _), cands in zip(chunk, _topk_rows(rows, top_k, self._decode)):
                 out[s][j] = cands
         return out
+
+    def _mask_logits(self, enc, mask_pos):
+        """Vocabulary logits at the mask position of each row of a tokenised batch."""
+        import torch
+
+        logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits
+        return logits[torch.arange(len(mask_pos), device=logits.device), mask_pos.to(logits.device)]
 
 
 # ---------------------------------------------------------------------------------------
@@ -395,30 +401,14 @@ class MiniLMMLMProposer(WordProposer):
         return f"addon={str(self.addon_path)!r}, " + super().extra_repr()
 
     _masked_text = MaskedLMProposer._masked_text
+    propose = MaskedLMProposer.propose  # same batching; only the model call differs
 
-    def propose(self, sentences, positions, top_k=DEFAULT_TOP_K):
+    def _mask_logits(self, enc, mask_pos):
         import torch
 
-        reqs = _flatten_requests(sentences, positions)
-        out = [[None] * len(p) for p in positions]
-        mask_id = self.tokenizer.mask_token_id
-        for b in range(0, len(reqs), self.batch_size):
-            chunk = reqs[b:b + self.batch_size]
-            texts = [self._masked_text(sentences[s], i) for s, _, i in chunk]
-            enc = self.tokenizer(texts, padding=True, truncation=True, max_length=self._max_len,
-                                 return_tensors="pt")
-            ids = enc["input_ids"]
-            is_mask = ids == mask_id
-            if not bool(is_mask.any(dim=1).all()):
-                raise ValueError("a masked word was truncated away; lower max_words")
-            mask_pos = is_mask.float().argmax(dim=1)
-            with torch.no_grad():
-                h = self.model.hidden(ids.to(self.device), enc["attention_mask"].to(self.device))
-                h = h[torch.arange(len(chunk), device=h.device), mask_pos.to(h.device)]
-                rows = self.model.head(h).float().cpu()
-            for (s, j, _), cands in zip(chunk, _topk_rows(rows, top_k, self._decode)):
-                out[s][j] = cands
-        return out
+        h = self.model.hidden(enc["input_ids"].to(self.device), enc["attention_mask"].to(self.device))
+        h = h[torch.arange(len(mask_pos), device=h.device), mask_pos.to(h.device)]
+        return self.model.head(h)
 
 
 # ---------------------------------------------------------------------------------------
