@@ -3,11 +3,14 @@ and the planted-bias experiment at a larger scale than the test.
 
 1. Speed: B_{p,k} for the gender pairs on the MR test split for each victim, k = 0..max-k;
    reports sentences built and evaluated per second.
-2. Planted bias: a BoW victim trained on MR where "he" is planted into positive and "she" into
-   negative training sentences (``--plant-rate``), and the same victim trained with gender-swap
-   augmentation (the paper's debiased model): B for he/she at k = 0..max-k with intervals.
+2. Planted bias: a word victim (``--planted-arch``, CNN by default) trained on MR where "he" is
+   planted into positive and "she" into negative training sentences (``--plant-rate``), the same
+   victim trained with gender-swap augmentation (the paper's debiased model), and the same victim
+   trained without planting (the reference: frozen GloVe gives "he" and "she" different vectors,
+   so even an unbiased training set leaves a small B): B for he/she at k = 0..max-k with intervals.
 
     python benchmarks/bias.py --victims mr-cnn mr-bow --max-k 2 --threads 1
+    python benchmarks/bias.py --victims --planted-arch cnn --max-k 1 --threads 1   # planted part only
 
 Writes benchmarks/results/bias.json.
 """
@@ -33,7 +36,8 @@ def plant(examples, rate, seed):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--victims", nargs="+", default=["mr-cnn", "mr-bow"])
+    ap.add_argument("--victims", nargs="*", default=["mr-cnn", "mr-bow"], help="speed part; none to skip it")
+    ap.add_argument("--planted-arch", default="cnn", choices=["cnn", "lstm", "bow"])
     ap.add_argument("--max-k", type=int, default=2)
     ap.add_argument("--pairs", default="gender")
     ap.add_argument("--plant-rate", type=float, default=0.5)
@@ -68,7 +72,7 @@ def main():
                              "pairs_with_sources": int((rep.table["k"] == 0).sum())})
         print(json.dumps(out["speed"][-1]), flush=True)
 
-    # planted experiment: BoW victim on MR with he/she planted, vs gender-swap augmented training
+    # planted experiment: word victim on MR with he/she planted, vs gender-swap augmented and unplanted training
     train = load_mr("train")
     planted = plant(train, args.plant_rate, args.seed)
     flip = {"he": "she", "she": "he"}
@@ -77,12 +81,13 @@ def main():
     sources = [("he " if rng.random() < 0.5 else "she ") + t for t in rng.sample(test, args.planted_sources)]
     from textattack_secondorder.models.training import train_word_model
 
-    for name, data in (("planted", planted), ("gender-swap augmented", planted + swapped)):
-        model, tok, metrics = train_word_model("bow", data, load_mr("test"), seed=args.seed, progress=False)
+    runs = (("planted", planted), ("gender-swap augmented", planted + swapped), ("not planted", train))
+    for name, data in runs:
+        model, tok, metrics = train_word_model(args.planted_arch, data, load_mr("test"), seed=args.seed, progress=False)
         rep = CounterfactualBias(SOModelWrapper(model, tok), neighborhood, max_k=args.max_k, seed=args.seed,
                                  progress=False).run(sources, "he/she")
         for row in rep.table.to_dict(orient="records"):
-            out["planted"].append({"model": name, "test_accuracy": metrics.get("test_accuracy"), **row})
+            out["planted"].append({"model": name, "arch": args.planted_arch, "test_accuracy": metrics.get("test_accuracy"), **row})
             print(json.dumps(out["planted"][-1], default=float), flush=True)
     atomic_write_text(args.out, json.dumps(out, indent=2, default=float) + "\n")
 

@@ -10,6 +10,8 @@ def add_parser(subparsers):
     p.add_argument("--steps", type=int, default=1000, help="fine-tuning batches (paper: 20k on BERT)")
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--lr", type=float, default=None, help="learning rate (default 2e-5 transformers, 1e-3 word models)")
+    p.add_argument("--freeze-embeddings", action="store_true",
+                   help="keep the input embeddings fixed (default: train them; frozen, SP-Defense barely moves rho on word models)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="output model directory (use with `textattack attack --model OUT`)")
     p.set_defaults(func=run)
@@ -33,9 +35,11 @@ def run(args):
 
     before = acc()
     seconds = train_defense(model, train, steps=args.steps, batch_size=args.batch_size, lr=args.lr,
-                            defense=args.defense, seed=args.seed, device=args.device)
+                            defense=args.defense, seed=args.seed, device=args.device,
+                            train_embeddings=not args.freeze_embeddings)
     after = acc()
     info = {"base_model": args.model, "defense": args.defense, "steps": args.steps, "batch_size": args.batch_size,
+            "train_embeddings": not args.freeze_embeddings,
             "seconds": seconds, "test_accuracy_before": before, "test_accuracy_after": after}
     save_model(model, args.out, info)
     print(f"{args.defense}: {args.steps} steps in {seconds:.1f} s; test accuracy "
