@@ -37,6 +37,7 @@ def plant(examples, rate, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--victims", nargs="*", default=["mr-cnn", "mr-bow"], help="speed part; none to skip it")
+    ap.add_argument("--speed-sentences", type=int, default=None, help="MR test sentences for the speed part (default all 800)")
     ap.add_argument("--planted-arch", default="cnn", choices=["cnn", "lstm", "bow"])
     ap.add_argument("--max-k", type=int, default=2)
     ap.add_argument("--pairs", default="gender")
@@ -60,11 +61,12 @@ def main():
 
     out = {"speed": [], "planted": []}
     test = [t for t, _ in load_mr("test")]
+    speed_test = random.Random(args.seed).sample(test, args.speed_sentences) if args.speed_sentences else test
     neighborhood = WordSwapNeighborhood(None)
     for victim in args.victims:
         bias = CounterfactualBias(load_victim(victim), neighborhood, max_k=args.max_k, seed=args.seed)
         t0 = time.perf_counter()
-        rep = bias.run(test, args.pairs)
+        rep = bias.run(speed_test, args.pairs)
         secs = time.perf_counter() - t0
         n = len(rep.sentences)
         out["speed"].append({"victim": victim, "sentences": n, "seconds": round(secs, 1),
