@@ -78,6 +78,7 @@ def main():
 
     for victim in args.victims:
         model = load_victim(victim)
+        kappa = None
         runs = [("euba", m) for m in args.ms] + ([] if args.skip_brute else [("brute", None)])
         for method, m in runs:
             key = {"victim": victim, "method": method, "m": m, "vocab_limit": args.vocab_limit,
@@ -85,6 +86,8 @@ def main():
             if any(all(r.get(k) == v for k, v in key.items()) for r in state["kappa"]):
                 continue
             res = compute_flip_capability(model, train, method=method, m=m, vocab_limit=args.vocab_limit)
+            if method == "euba" and m == 512 and not args.vocab_limit:
+                kappa = res  # the κ SP-Attack uses below
             s = res.summary()
             state["kappa"].append({**key, "rho": round(100 * s["rho"], 2), "correct": s["correct"],
                                    "vocabulary": s["vocabulary"],
@@ -92,7 +95,6 @@ def main():
                                    "seconds_per_sentence": round(s["seconds_per_sentence"], 3)})
             save()
             print(json.dumps(state["kappa"][-1]), flush=True)
-        kappa = None
         for recipe in args.recipes:
             key = {"victim": victim, "recipe": recipe, "examples": len(test)}
             if any(all(r.get(k) == v for k, v in key.items()) for r in state["attacks"]):
