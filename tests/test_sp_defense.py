@@ -108,6 +108,18 @@ def test_defense_training_runs_and_saves_a_loadable_model(tmp_path, word_cnn):
         torch.testing.assert_close(again(input_ids=x["input_ids"]).logits, word_cnn.model(input_ids=x["input_ids"]).logits)
 
 
+@pytest.mark.parametrize("train_embeddings", [True, False])
+def test_defense_trains_frozen_embeddings_only_when_asked(word_cnn, train_embeddings):
+    from textattack_secondorder.defend import train_defense
+
+    emb = word_cnn.model.get_input_embeddings().weight
+    assert not emb.requires_grad  # demo word models freeze GloVe
+    before = emb.detach().clone()
+    train_defense(word_cnn, DATA * 5, steps=3, batch_size=4, progress=False, train_embeddings=train_embeddings)
+    moved = not torch.equal(before, word_cnn.model.get_input_embeddings().weight.detach())
+    assert moved is train_embeddings
+
+
 def test_modes_without_what_they_need_are_clear_errors():
     with pytest.raises(ValueError, match="needs a model"):
         SPDefenseAugmenter("gradient")
