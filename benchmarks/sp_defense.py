@@ -63,9 +63,11 @@ def main():
     rho_test = rng.sample(test, args.rho_sentences)
     attack_set = random.Random(args.seed + 1).sample(test, args.attack_examples)
     out = Path(args.out)
-    settings = {k: v for k, v in vars(args).items() if k not in ("victims", "out", "threads")}
+    def run_settings(s):  # what the rows depend on
+        return {k: v for k, v in s.items() if k not in ("victims", "out", "threads")}
+
     old = json.loads(out.read_text()) if out.exists() else {}
-    rows = old.get("rows", []) if old.get("settings", {}).get("same") == settings else []
+    rows = old.get("rows", []) if run_settings(old.get("settings", {})) == run_settings(vars(args)) else []
 
     def attack(recipe, model, **kw):
         a = recipe.build(model, **kw)
@@ -97,7 +99,7 @@ def main():
                          "rho_star": round(100 * rho_star.rho, 2), "sp_attack_ASR": sp_asr,
                          "textfooler_ASR": tf_asr, "textfooler_ASR1": tf_asr1})
             print(json.dumps(rows[-1]), flush=True)
-            atomic_write_text(args.out, json.dumps({"settings": {**vars(args), "same": settings}, "rows": rows}, indent=2) + "\n")
+            atomic_write_text(args.out, json.dumps({"settings": vars(args), "rows": rows}, indent=2) + "\n")
 
 
 if __name__ == "__main__":
