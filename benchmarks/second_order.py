@@ -10,7 +10,7 @@ synonyms slot, no Google LM) — see textattack_secondorder/attack_recipes/offli
     python benchmarks/second_order.py --victims mr-cnn mr-lstm mr-bow mr-minilm --num-examples 100
 
 Writes benchmarks/results/second_order.json and .csv; re-running skips the
-(victim, recipe) pairs already in the JSON (``--force`` recomputes).
+(victim, recipe) pairs already in the JSON (``--force`` recomputes the pairs named on the command line).
 """
 import argparse
 import json
@@ -41,13 +41,19 @@ def summarize(results, seconds):
             return pr.perturbed_words
         return len(r.original_result.attacked_text.all_words_diff(pr.attacked_text))
 
+    counts = [words(r) for r in succ]
     return {
         "examples": len(results),
         "attacked": attacked,
         "skipped": len(skipped),
         "successful": len(succ),
         "success_rate": round(100.0 * len(succ) / attacked, 1) if attacked else None,
-        "avg_perturbed_words": round(sum(map(words, succ)) / len(succ), 2) if succ else None,
+        "avg_perturbed_words": round(sum(counts) / len(succ), 2) if succ else None,
+        # how far the successes lie: the time of SO-Beam grows ~beam width x with every level
+        "succ_0_words": sum(c == 0 for c in counts),
+        "succ_1_word": sum(c == 1 for c in counts),
+        "succ_2_words": sum(c == 2 for c in counts),
+        "succ_3plus_words": sum(c >= 3 for c in counts),
         "avg_queries": round(sum(r.num_queries for r in succ + failed) / attacked, 1) if attacked else None,
         "seconds_per_example": round(seconds / attacked, 3) if attacked else None,
         "seconds_total": round(seconds, 1),
@@ -97,7 +103,9 @@ def main():
 
     textattack_secondorder.register()
     out = Path(args.out)
-    done = json.loads(out.read_text()) if out.exists() and not args.force else {"runs": []}
+    done = json.loads(out.read_text()) if out.exists() else {"runs": []}
+    if args.force:  # recompute the (victim, recipe) pairs of this run, keep the others
+        done["runs"] = [r for r in done["runs"] if not (r["victim"] in args.victims and r["recipe"] in args.recipes)]
     have = {(r["victim"], r["recipe"]) for r in done["runs"]}
 
     test = load_mr("test")
@@ -126,6 +134,10 @@ def main():
             t0 = time.perf_counter()
             results = textattack.Attacker(attack, dataset, attack_args).attack_dataset()
             row = {"victim": victim, "recipe": recipe, **summarize(results, time.perf_counter() - t0)}
+            tr = attack.transformation
+            if hasattr(tr, "proposer_calls") and row["attacked"]:  # masked-LM inputs actually run
+                row["masked_lm_inputs_per_example"] = round(tr.proposer_calls / row["attacked"], 1)
+                row["masked_lm_cache_hits"] = round(1 - tr.proposer_calls / max(tr.proposer_requests, 1), 3)
             done["runs"].append(row)
             atomic_write_text(out, json.dumps(done, indent=2) + "\n")
             print(json.dumps(row), flush=True)

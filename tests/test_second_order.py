@@ -258,3 +258,32 @@ def test_fast_word_swap_matches_textattack():
             assert a.attack_attrs["newly_modified_indices"] == b.attack_attrs["newly_modified_indices"]
             assert list(a.attack_attrs["original_index_map"]) == list(b.attack_attrs["original_index_map"])
             assert a.all_words_diff(t) == b.all_words_diff(t)
+
+
+class LeftContextProposer(WordProposer):
+    """A masked LM whose proposals depend only on the word left of the mask (context only)."""
+
+    context_only = True
+    CANDS = {"<s>": ["the", "a", "one"], "good": ["movie", "film", "show"], "a": ["good", "fine"]}
+
+    def __init__(self, context_only=True):
+        super().__init__(device="cpu")
+        self.context_only = context_only
+        self.masks = 0
+
+    def propose(self, sentences, positions, top_k=21):
+        self.masks += sum(map(len, positions))
+        return [[[(w, 5.0 - 0.5 * k) for k, w in enumerate(self.CANDS.get(s[i - 1] if i else "<s>", []))]
+                 for i in pos] for s, pos in zip(sentences, positions)]
+
+
+def test_neighbourhood_caches_proposals_per_masked_sentence():
+    """Two texts differing at position 2 share 'a good [MASK]': it goes through the LM once, and each
+    text still drops its own current word."""
+    texts = [AttackedText("a good movie"), AttackedText("a good film")]
+    cached, plain = LeftContextProposer(), LeftContextProposer(context_only=False)
+    got = WordSwapNeighborhood(cached).neighbor_words(texts, [{0, 2}, {0, 2}])
+    want = WordSwapNeighborhood(plain).neighbor_words(texts, [{0, 2}, {0, 2}])
+    assert got == want
+    assert got[0][2] == ["film", "show"] and got[1][2] == ["movie", "show"]
+    assert (cached.masks, plain.masks) == (3, 4)

@@ -64,6 +64,9 @@ class WordProposer:
     """
 
     name = "word-proposer"
+    #: True when the proposals for position i depend only on the sentence with word i
+    #: masked (not on the word being replaced), so callers may cache them per masked sentence.
+    context_only = False
 
     def __init__(self, device=None, batch_size=64):
         self.device = resolve_device(device)
@@ -190,6 +193,7 @@ class MaskedLMProposer(WordProposer):
     """
 
     name = "masked-lm"
+    context_only = True
 
     def __init__(self, model=ONLINE_DEFAULT, tokenizer=None, device=None, batch_size=64, max_words=200,
                  local_files_only=None):
@@ -366,6 +370,7 @@ class MiniLMMLMProposer(WordProposer):
     """
 
     name = "minilm-mlm"
+    context_only = True
 
     def __init__(self, addon_path=None, encoder_path=None, device=None, batch_size=128, max_words=200):
         super().__init__(device=device, batch_size=batch_size)

@@ -44,22 +44,63 @@ class WordSwapNeighborhood(Transformation):
         self.delta = float(delta)
         self.max_words_per_position = max_words_per_position
         self._prefetched = {}
+        self._masked = {}  # masked sentence -> raw proposals (cleared per example)
+        self.proposer_requests = 0  # masked positions asked for ...
+        self.proposer_calls = 0  # ... and how many of them went through the proposer
 
     # -- batched proposals ---------------------------------------------------
     def _key(self, text, indices):
         return (tuple(text.words), tuple(sorted(indices)))
 
     def neighbor_words(self, texts, indices_lists):
-        """For each text, ``{position: [replacement words]}`` under the κ/δ rule (one proposer call)."""
+        """For each text, ``{position: [replacement words]}`` under the κ/δ rule (one proposer call).
+
+        With a masked LM the proposals for position ``i`` depend only on the sentence with
+        word ``i`` masked, and beam members / enumeration parents often share that masked
+        sentence (masking a position a neighbour changed gives back its parent's masked
+        sentence). Raw proposals are therefore cached per masked sentence (like the reference
+        code's disk cache) and each distinct masked sentence goes through the model once;
+        the κ/δ rule and the "not the current word" filter are applied per requester.
+        """
         from ..resources.word_proposers import select_neighbour_words
 
         todo = [(t, sorted(ix)) for t, ix in zip(texts, indices_lists) if self._key(t, ix) not in self._prefetched]
         todo = [(t, ix) for t, ix in todo if ix]
         if todo:
-            proposals = self.proposer.propose([t.words for t, _ in todo], [ix for _, ix in todo], top_k=self.kappa + 1)
-            for (t, ix), per_pos in zip(todo, proposals):
+            by_context = getattr(self.proposer, "context_only", False)
+            raw = {}  # (todo index, position) -> candidates
+            need, need_keys = {}, []  # masked key -> (words, position)
+            for n, (t, ix) in enumerate(todo):
+                words = t.words
+                for i in ix:
+                    key = (tuple(words[:i]), tuple(words[i + 1:])) if by_context else (n, i)
+                    if key in self._masked:
+                        raw[(n, i)] = self._masked[key]
+                    else:
+                        if key not in need:
+                            need[key] = (words, i)
+                            need_keys.append(key)
+                        raw[(n, i)] = key
+            if need_keys:
+                # group the missing masks by sentence for the proposer's (sentences, positions) API
+                groups = {}
+                for key in need_keys:
+                    words, i = need[key]
+                    groups.setdefault(tuple(words), []).append((i, key))
+                sentences = [list(w) for w in groups]
+                positions = [[i for i, _ in g] for g in groups.values()]
+                proposals = self.proposer.propose(sentences, positions, top_k=self.kappa + 1)
+                for g, per_pos in zip(groups.values(), proposals):
+                    for (_, key), cands in zip(g, per_pos):
+                        self._masked[key] = cands
+                self.proposer_calls += sum(len(p) for p in positions)
+            self.proposer_requests += len(raw)
+            for n, (t, ix) in enumerate(todo):
                 words = {}
-                for i, cands in zip(ix, per_pos):
+                for i in ix:
+                    cands = raw[(n, i)]
+                    if not isinstance(cands, list):
+                        cands = self._masked[cands]
                     kept = select_neighbour_words(
                         cands, t.words[i], self.proposer.is_word, kappa=self.kappa, delta=self.delta,
                         max_words=self.max_words_per_position,
@@ -75,6 +116,7 @@ class WordSwapNeighborhood(Transformation):
 
     def clear_cache(self):
         self._prefetched.clear()
+        self._masked.clear()
 
     def _get_transformations(self, current_text, indices_to_modify):
         words = self.neighbor_words([current_text], [indices_to_modify])[0]
@@ -90,4 +132,5 @@ class WordSwapNeighborhood(Transformation):
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_prefetched"] = {}
+        state["_masked"] = {}
         return state
