@@ -1,15 +1,18 @@
 """Second-order attacks beside TextAttack's BAE and Alzantot, same victims, same examples, one run.
 
 For every victim and recipe: success rate, average perturbed words of successful
-attacks, average model queries, seconds per attacked example (wall clock, the
-recipe's build time excluded). Offline, ``bae`` and ``alzantot`` are built from
+attacks (and how many successes lie 0, 1, 2, 3+ words away), average model queries,
+seconds per attacked example (wall clock, the recipe's build time excluded) and, for
+the second-order recipes, masked-LM inputs run per example. The recipes take turns
+on each example, so load changes on a shared machine affect them alike. Offline, ``bae`` and ``alzantot`` are built from
 the same TextAttack parts with this package's resource slots in place of the hub
 models (``bae-offline``: masked-LM and sentence-encoder slots; ``alzantot-offline``:
 synonyms slot, no Google LM) — see textattack_secondorder/attack_recipes/offline_baselines.py.
 
     python benchmarks/second_order.py --victims mr-cnn mr-lstm mr-bow mr-minilm --num-examples 100
 
-Writes benchmarks/results/second_order.json and .csv; re-running skips the
+Writes benchmarks/results/second_order.json and .csv, and one row per (victim, recipe,
+example) in second_order_examples.csv; re-running skips the
 (victim, recipe) pairs already in the JSON (``--force`` recomputes the pairs named on the command line).
 """
 import argparse
@@ -27,6 +30,14 @@ RESULTS = Path(__file__).parent / "results"
 DEFAULT_RECIPES = ["so-beam", "so-enum", "so-random", "bae-offline", "alzantot-offline"]
 
 
+def words_changed(result):
+    """Perturbed words of a result: ``||x̃0 - x0||_0`` for the second-order recipes, else words swapped."""
+    pr = result.perturbed_result
+    if hasattr(pr, "perturbed_words"):
+        return pr.perturbed_words
+    return len(result.original_result.attacked_text.all_words_diff(pr.attacked_text))
+
+
 def summarize(results, seconds):
     from textattack.attack_results import FailedAttackResult, SkippedAttackResult, SuccessfulAttackResult
 
@@ -35,13 +46,7 @@ def summarize(results, seconds):
     skipped = [r for r in results if isinstance(r, SkippedAttackResult)]
     attacked = len(succ) + len(failed)
 
-    def words(r):
-        pr = r.perturbed_result
-        if hasattr(pr, "perturbed_words"):
-            return pr.perturbed_words
-        return len(r.original_result.attacked_text.all_words_diff(pr.attacked_text))
-
-    counts = [words(r) for r in succ]
+    counts = [words_changed(r) for r in succ]
     return {
         "examples": len(results),
         "attacked": attacked,
@@ -93,6 +98,7 @@ def main():
         torch.set_num_threads(args.threads)
     logging.basicConfig(level=logging.WARNING)
 
+    import pandas as pd
     import textattack
 
     import textattack_secondorder
@@ -122,27 +128,49 @@ def main():
                         "synonyms": args.synonyms or "synonyms slot default",
                         "model_batch_size": args.model_batch_size}
 
+    from tqdm.auto import tqdm
+
+    from textattack.shared.utils import set_seed
+
+    examples_csv = out.with_name(out.stem + "_examples.csv")
+    per_example = pd.read_csv(examples_csv).to_dict("records") if examples_csv.exists() else []
     for victim in args.victims:
+        todo = [r for r in args.recipes if (victim, r) not in have]
+        if not todo:
+            continue
         model_wrapper = load_victim(victim)
-        for recipe in args.recipes:
-            if (victim, recipe) in have:
-                continue
-            attack = build(recipe, model_wrapper, proposer, synonyms)
-            attack.goal_function.batch_size = args.model_batch_size
-            attack_args = textattack.AttackArgs(num_examples=len(examples), disable_stdout=True, silent=True,
-                                                random_seed=args.seed)
-            t0 = time.perf_counter()
-            results = textattack.Attacker(attack, dataset, attack_args).attack_dataset()
-            row = {"victim": victim, "recipe": recipe, **summarize(results, time.perf_counter() - t0)}
-            tr = attack.transformation
+        attacks = {}
+        for recipe in todo:
+            attacks[recipe] = build(recipe, model_wrapper, proposer, synonyms)
+            attacks[recipe].goal_function.batch_size = args.model_batch_size
+        # Recipes take turns on each example, so a change in machine load during the run hits
+        # all of them alike and the time ratios stay comparable.
+        set_seed(args.seed)
+        results = {r: [] for r in todo}
+        seconds = {r: 0.0 for r in todo}
+        per_example = [e for e in per_example if not (e["victim"] == victim and e["recipe"] in todo)]
+        for i in tqdm(range(len(dataset)), desc=victim, unit="example"):
+            example, label = dataset[i]
+            for recipe in todo:
+                t0 = time.perf_counter()
+                res = attacks[recipe].attack(example, label)
+                dt = time.perf_counter() - t0
+                seconds[recipe] += dt
+                results[recipe].append(res)
+                per_example.append({"victim": victim, "recipe": recipe, "example": i,
+                                    "result": type(res).__name__.replace("AttackResult", ""),
+                                    "perturbed_words": words_changed(res), "queries": res.num_queries,
+                                    "seconds": round(dt, 3)})
+        for recipe in todo:
+            row = {"victim": victim, "recipe": recipe, **summarize(results[recipe], seconds[recipe])}
+            tr = attacks[recipe].transformation
             if hasattr(tr, "proposer_calls") and row["attacked"]:  # masked-LM inputs actually run
                 row["masked_lm_inputs_per_example"] = round(tr.proposer_calls / row["attacked"], 1)
                 row["masked_lm_cache_hits"] = round(1 - tr.proposer_calls / max(tr.proposer_requests, 1), 3)
             done["runs"].append(row)
-            atomic_write_text(out, json.dumps(done, indent=2) + "\n")
             print(json.dumps(row), flush=True)
-
-    import pandas as pd
+        atomic_write_text(out, json.dumps(done, indent=2) + "\n")
+        atomic_write_text(examples_csv, pd.DataFrame(per_example).to_csv(index=False))
 
     df = pd.DataFrame(done["runs"])
     atomic_write_text(out.with_suffix(".csv"), df.to_csv(index=False))
