@@ -85,6 +85,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=None, help="torch threads (1 is fastest on a shared machine)")
     ap.add_argument("--masked-lm", default=None, help="masked-LM slot value (default: the slot's default)")
+    ap.add_argument("--masked-lm-dtype", default=None,
+                    help="weights dtype of the shared masked LM: float32 (default), bfloat16, float16 (CUDA), auto")
     ap.add_argument("--model-batch-size", type=int, default=64)
     ap.add_argument("--synonyms", default=None,
                     help="word->synonyms JSON for patch words / synonym swaps (default: the synonyms slot); the "
@@ -118,7 +120,8 @@ def main():
     rng = random.Random(args.seed)
     examples = rng.sample(test, min(args.num_examples, len(test)))
     dataset = textattack.datasets.Dataset(examples)
-    proposer = load_word_proposer(args.masked_lm)  # one proposer shared by every recipe that uses it
+    # one proposer shared by every recipe that uses it (so-* and bae-offline)
+    proposer = load_word_proposer(args.masked_lm, **({"dtype": args.masked_lm_dtype} if args.masked_lm_dtype else {}))
     synonyms = None
     if args.synonyms:
         from textattack_secondorder.resources import load_synonyms

@@ -287,3 +287,30 @@ def test_neighbourhood_caches_proposals_per_masked_sentence():
     assert got == want
     assert got[0][2] == ["film", "show"] and got[1][2] == ["movie", "show"]
     assert (cached.masks, plain.masks) == (3, 4)
+
+
+def test_masked_lm_dtype_option(tmp_path):
+    """bfloat16 weights on request; float16 refused on a CPU; a dtype with a ready proposer object is an error."""
+    torch = pytest.importorskip("torch")
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+
+    from textattack_secondorder.resources.word_proposers import MaskedLMProposer, resolve_dtype
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "good", "movie", "film", "show", "great"]
+    (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    tok = BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"))
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=64)
+    torch.manual_seed(0)
+    model = BertForMaskedLM(cfg)
+    exact = MaskedLMProposer(model, tokenizer=tok, device="cpu").propose([["a", "good", "movie"]], [[2]], top_k=3)
+    bf16 = MaskedLMProposer(model, tokenizer=tok, device="cpu", dtype="bfloat16")  # converts the model in place
+    assert next(bf16.model.parameters()).dtype == torch.bfloat16 and "bfloat16" in repr(bf16)
+    got = bf16.propose([["a", "good", "movie"]], [[2]], top_k=3)
+    assert [w for w, _ in got[0][0]][:1] == [w for w, _ in exact[0][0]][:1]
+    with pytest.raises(ValueError, match="CUDA"):
+        resolve_dtype("float16", torch.device("cpu"))
+    with pytest.raises(ValueError, match="unknown dtype"):
+        resolve_dtype("int4", torch.device("cpu"))
+    with pytest.raises(ValueError, match="dtype applies"):
+        WordSwapNeighborhood(bf16, dtype="bfloat16")

@@ -33,6 +33,8 @@ class BAEOffline(SORecipe):
         "similarity_threshold": (0.936338023, "BAE via TextAttack: USE cosine >= 0.936 in a 15-word window"),
         "pos": (False, "part-of-speech constraint (needs flair's POS model, a download)"),
         "device": (None, "device of the word proposer"),
+        "masked_lm_dtype": (None, "weights dtype of the masked LM when loaded here: None = float32, 'bfloat16', "
+                                  "'float16' (CUDA), 'auto'"),
     }
 
     @classmethod
@@ -40,7 +42,8 @@ class BAEOffline(SORecipe):
         from ..resources import sentence_encoder_constraint
         from ..transformations.word_swap_proposer import WordSwapProposer
 
-        transformation = WordSwapProposer(p["masked_lm"], max_candidates=p["max_candidates"], device=p["device"])
+        transformation = WordSwapProposer(p["masked_lm"], max_candidates=p["max_candidates"], device=p["device"],
+                                          dtype=p["masked_lm_dtype"])
         constraints = [RepeatModification(), StopwordModification()]
         if p["pos"]:
             from textattack.constraints.grammaticality import PartOfSpeech

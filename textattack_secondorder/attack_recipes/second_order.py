@@ -55,6 +55,9 @@ COMMON_PARAMS = {
     "perplexity": (False, "add median causal-LM perplexity of originals / vulnerable examples to the summary"),
     "causal_lm": (None, "causal-LM slot for perplexity (None = gpt2 online, gemma offline)"),
     "device": (None, "device of the word proposer (None = TextAttack's default device)"),
+    "masked_lm_dtype": (None, "weights dtype of the masked LM when loaded here: None = float32 (exact), 'bfloat16' "
+                              "(CPU with native bf16: 2.8x faster, 96.9 % of neighbours kept), 'float16' (CUDA), "
+                              "'auto'"),
 }
 
 
@@ -70,7 +73,8 @@ class _SecondOrderRecipe(SORecipe):
         synonyms = p["synonyms"] if isinstance(p["synonyms"], dict) else load_synonyms(p["synonyms"])
         # "Every candidate costs two model outputs (x and x ⊕ p)" -> query budget counts both.
         goal_function = SecondOrderClassification(model_wrapper, synonyms, query_budget=p["query_budget"])
-        transformation = WordSwapNeighborhood(p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"])
+        transformation = WordSwapNeighborhood(p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"],
+                                              dtype=p["masked_lm_dtype"])
         # "The positions holding the patch word are never modified."
         constraints = [PatchWordModification(goal_function), PatchWordsUnique(goal_function)]
         metrics = second_order_summary_metrics(p["perplexity"], p["causal_lm"], p["device"])

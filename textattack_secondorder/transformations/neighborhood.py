@@ -32,13 +32,18 @@ class WordSwapNeighborhood(Transformation):
         kappa, delta: the rule ``L > max(L[κ], L[0] - δ)`` (paper: 20, 3).
         max_words_per_position: optional cap on kept words per position (paper: none beyond κ).
         device: device for the proposer when it is loaded here.
+        dtype: its weights' dtype when loaded here (``None`` = float32; ``"bfloat16"``,
+            ``"float16"`` on CUDA, ``"auto"``: see :func:`~textattack_secondorder.resources.word_proposers.resolve_dtype`).
     """
 
-    def __init__(self, proposer=None, kappa=KAPPA, delta=DELTA, max_words_per_position=None, device=None):
+    def __init__(self, proposer=None, kappa=KAPPA, delta=DELTA, max_words_per_position=None, device=None,
+                 dtype=None):
         if proposer is None or isinstance(proposer, str):
             from ..resources import load_word_proposer
 
-            proposer = load_word_proposer(proposer, device=device)
+            proposer = load_word_proposer(proposer, device=device, **({"dtype": dtype} if dtype else {}))
+        elif dtype is not None:
+            raise ValueError("dtype applies when the masked LM is loaded here; build the proposer object with it")
         self.proposer = proposer
         self.kappa = int(kappa)
         self.delta = float(delta)

@@ -17,12 +17,14 @@ class WordSwapProposer(WordSwap):
         max_candidates: candidates per position (BAE: 50).
     """
 
-    def __init__(self, proposer=None, max_candidates=50, device=None, **kwargs):
+    def __init__(self, proposer=None, max_candidates=50, device=None, dtype=None, **kwargs):
         super().__init__(**kwargs)
         if proposer is None or isinstance(proposer, str):
             from ..resources import load_word_proposer
 
-            proposer = load_word_proposer(proposer, device=device)
+            proposer = load_word_proposer(proposer, device=device, **({"dtype": dtype} if dtype else {}))
+        elif dtype is not None:
+            raise ValueError("dtype applies when the masked LM is loaded here; build the proposer object with it")
         self.proposer = proposer
         self.max_candidates = int(max_candidates)
 
