@@ -314,3 +314,15 @@ def test_masked_lm_dtype_option(tmp_path):
         resolve_dtype("int4", torch.device("cpu"))
     with pytest.raises(ValueError, match="dtype applies"):
         WordSwapNeighborhood(bf16, dtype="bfloat16")
+
+
+def test_recipe_loads_the_offline_masked_lm_in_bfloat16():
+    """``so-beam^masked_lm_dtype=bfloat16`` reaches the proposer the recipe loads (through the slot)."""
+    torch = pytest.importorskip("torch")
+    from textattack_secondorder.resources.word_proposers import _offline_available
+
+    if not _offline_available("minilm-mlm"):
+        pytest.skip("offline MiniLM proposer not installed")
+    attack = SOBeam.build(Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm="minilm-mlm",
+                          masked_lm_dtype="bfloat16")
+    assert attack.transformation.proposer.dtype == torch.bfloat16

@@ -230,11 +230,14 @@ def load_synonyms(value=None):
     return _load(r.value)
 
 
-def load_word_proposer(value=None, device=None):
-    """The masked-LM slot: a :class:`~.word_proposers.WordProposer` (same resolution order as every slot)."""
+def load_word_proposer(value=None, device=None, **kwargs):
+    """The masked-LM slot: a :class:`~.word_proposers.WordProposer` (same resolution order as every slot).
+
+    ``kwargs`` go to the proposer (for example ``dtype="bfloat16"``, ``batch_size=``).
+    """
     from .word_proposers import load_word_proposer as _load
 
-    return _load(value, device=device)
+    return _load(value, device=device, **kwargs)
 
 
 def load_word_vectors(value=None):
