@@ -121,7 +121,7 @@ def main():
     examples = rng.sample(test, min(args.num_examples, len(test)))
     dataset = textattack.datasets.Dataset(examples)
     # one proposer shared by every recipe that uses it (so-* and bae-offline)
-    proposer = load_word_proposer(args.masked_lm, **({"dtype": args.masked_lm_dtype} if args.masked_lm_dtype else {}))
+    proposer = load_word_proposer(args.masked_lm, dtype=args.masked_lm_dtype)
     synonyms = None
     if args.synonyms:
         from textattack_secondorder.resources import load_synonyms

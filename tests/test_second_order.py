@@ -326,3 +326,14 @@ def test_recipe_loads_the_offline_masked_lm_in_bfloat16():
     attack = SOBeam.build(Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm="minilm-mlm",
                           masked_lm_dtype="bfloat16")
     assert attack.transformation.proposer.dtype == torch.bfloat16
+
+
+def test_neighbourhood_of_a_non_context_proposer_is_recomputed_per_text():
+    """A proposer that may depend on the replaced word is never served another text's proposals."""
+    plain = LeftContextProposer(context_only=False)
+    nb = WordSwapNeighborhood(plain)
+    first = nb.neighbor_words([AttackedText("a good movie")], [{2}])[0]
+    second = nb.neighbor_words([AttackedText("a fine film")], [{2}])[0]
+    assert first[2] == ["film", "show"]
+    assert second == {}  # nothing follows "fine" in the table
+    assert plain.masks == 2

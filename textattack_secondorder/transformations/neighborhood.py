@@ -41,7 +41,7 @@ class WordSwapNeighborhood(Transformation):
         if proposer is None or isinstance(proposer, str):
             from ..resources import load_word_proposer
 
-            proposer = load_word_proposer(proposer, device=device, **({"dtype": dtype} if dtype else {}))
+            proposer = load_word_proposer(proposer, device=device, dtype=dtype)
         elif dtype is not None:
             raise ValueError("dtype applies when the masked LM is loaded here; build the proposer object with it")
         self.proposer = proposer
@@ -72,43 +72,35 @@ class WordSwapNeighborhood(Transformation):
         todo = [(t, sorted(ix)) for t, ix in zip(texts, indices_lists) if self._key(t, ix) not in self._prefetched]
         todo = [(t, ix) for t, ix in todo if ix]
         if todo:
-            by_context = getattr(self.proposer, "context_only", False)
-            raw = {}  # (todo index, position) -> candidates
-            need, need_keys = {}, []  # masked key -> (words, position)
+            # context-only proposers share the per-example cache; others get a fresh one per call
+            cache = self._masked if getattr(self.proposer, "context_only", False) else {}
+            keys, need = {}, {}  # (todo index, position) -> cache key; missing key -> (words, position)
             for n, (t, ix) in enumerate(todo):
                 words = t.words
                 for i in ix:
-                    key = (tuple(words[:i]), tuple(words[i + 1:])) if by_context else (n, i)
-                    if key in self._masked:
-                        raw[(n, i)] = self._masked[key]
-                    else:
-                        if key not in need:
-                            need[key] = (words, i)
-                            need_keys.append(key)
-                        raw[(n, i)] = key
-            if need_keys:
+                    key = (tuple(words[:i]), tuple(words[i + 1:])) if cache is self._masked else (n, i)
+                    keys[(n, i)] = key
+                    if key not in cache and key not in need:
+                        need[key] = (words, i)
+            if need:
                 # group the missing masks by sentence for the proposer's (sentences, positions) API
                 groups = {}
-                for key in need_keys:
-                    words, i = need[key]
+                for key, (words, i) in need.items():
                     groups.setdefault(tuple(words), []).append((i, key))
                 sentences = [list(w) for w in groups]
                 positions = [[i for i, _ in g] for g in groups.values()]
                 proposals = self.proposer.propose(sentences, positions, top_k=self.kappa + 1)
                 for g, per_pos in zip(groups.values(), proposals):
                     for (_, key), cands in zip(g, per_pos):
-                        self._masked[key] = cands
-                self.proposer_calls += sum(len(p) for p in positions)
-            self.proposer_requests += len(raw)
+                        cache[key] = cands
+                self.proposer_calls += len(need)
+            self.proposer_requests += len(keys)
             for n, (t, ix) in enumerate(todo):
                 words = {}
                 for i in ix:
-                    cands = raw[(n, i)]
-                    if not isinstance(cands, list):
-                        cands = self._masked[cands]
                     kept = select_neighbour_words(
-                        cands, t.words[i], self.proposer.is_word, kappa=self.kappa, delta=self.delta,
-                        max_words=self.max_words_per_position,
+                        cache[keys[(n, i)]], t.words[i], self.proposer.is_word, kappa=self.kappa,
+                        delta=self.delta, max_words=self.max_words_per_position,
                     )
                     if kept:
                         words[i] = kept

@@ -22,7 +22,7 @@ class WordSwapProposer(WordSwap):
         if proposer is None or isinstance(proposer, str):
             from ..resources import load_word_proposer
 
-            proposer = load_word_proposer(proposer, device=device, **({"dtype": dtype} if dtype else {}))
+            proposer = load_word_proposer(proposer, device=device, dtype=dtype)
         elif dtype is not None:
             raise ValueError("dtype applies when the masked LM is loaded here; build the proposer object with it")
         self.proposer = proposer
