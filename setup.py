@@ -58,7 +58,12 @@ setup(
     + ["textattack_secondorder.data"],
     # The repository's top-level data/ folder ships inside the package.
     package_dir={"textattack_secondorder.data": "data"},
-    package_data={"textattack_secondorder.data": ["*.json", "*.txt", "nltk_data/corpora/stopwords/*"]},
+    # Everything under data/ ships (the offline masked-LM add-on included), and the
+    # robustness report's HTML template. Checked by .ci/wheel_smoke.sh on a real wheel.
+    package_data={
+        "textattack_secondorder.data": ["*.json", "*.txt", "*.safetensors", "nltk_data/**/*"],
+        "textattack_secondorder": ["evaluation/robustness/templates/*.html"],
+    },
     py_modules=["textattack_secondorder_hook"],
     cmdclass={"build_py": build_py_with_hook},
     install_requires=[
