@@ -6,11 +6,10 @@ Python start-up. When ``textattack`` is imported later, the finder
 * puts the NLTK stopwords this package ships on ``nltk.data.path`` just before
   ``textattack`` runs (TextAttack reads them at import time and has no offline
   copy), and
-* registers this package's recipes right after ``textattack.attack_args`` and
-  ``textattack.augment_args`` have run, so the stock ``textattack`` command knows
-  them, and
-* once ``textattack`` has finished importing, lets our results add their columns
-  to TextAttack's CSV log and our recipes add rows to its summary table.
+* once ``textattack`` has finished importing, registers this package's recipes in
+  TextAttack's recipe tables, so the stock ``textattack`` command knows them, and
+  lets our results add their columns to TextAttack's CSV log and our recipes add
+  rows to its summary table (``textattack_secondorder.plugin.hook``).
 
 Set ``TEXTATTACK_SECONDORDER_NO_HOOK=1`` to switch it off; then call
 ``textattack_secondorder.register()`` yourself or use ``python -m textattack_secondorder``.
@@ -19,7 +18,7 @@ import os
 import sys
 
 _OPT_OUT = "TEXTATTACK_SECONDORDER_NO_HOOK"
-_WATCHED = ("textattack", "textattack.attack_args", "textattack.augment_args")
+_WATCHED = ("textattack",)
 
 
 class _Loader:
@@ -37,21 +36,17 @@ class _Loader:
 
     def exec_module(self, module):
         module.__loader__ = self._loader
-        if self._name == "textattack":
-            _call("before_textattack_import")
-            self._loader.exec_module(module)
-            _call("after_textattack_import")
-        else:
-            self._loader.exec_module(module)
-            _call("after_args_module_import", module)
+        _call("before_textattack_import")
+        self._loader.exec_module(module)
+        _call("after_textattack_import")
 
 
 def _call(function, *args):
     try:
-        from textattack_secondorder import _plugin
+        from textattack_secondorder.plugin import hook
     except ImportError:  # package half-uninstalled: stay out of the way
         return
-    getattr(_plugin, function)(*args)
+    getattr(hook, function)(*args)
 
 
 class _Finder:

@@ -52,11 +52,11 @@ def main():
 
         torch.set_num_threads(args.threads)
 
-    from textattack_secondorder.counterfactual_bias import CounterfactualBias
     from textattack_secondorder.datasets.mr import load_mr
+    from textattack_secondorder.evaluation.bias import CounterfactualBias
     from textattack_secondorder.models import load_victim
     from textattack_secondorder.models.wrappers import SOModelWrapper
-    from textattack_secondorder.resources.paths import atomic_write_text
+    from textattack_secondorder.shared.files import atomic_write_text
     from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
 
     out = {"speed": [], "planted": []}

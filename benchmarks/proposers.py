@@ -94,7 +94,7 @@ class GemmaScorer:
     def __init__(self, proposer=None):
         import torch
 
-        from textattack_secondorder.resources.word_proposers import load_gemma
+        from textattack_secondorder.resources.gemma import load_gemma
 
         if proposer is not None and getattr(proposer, "name", "") == "gemma":
             self.model, self.tok = proposer.model, proposer.tokenizer
@@ -119,7 +119,7 @@ class GemmaScorer:
             ids, am = enc["input_ids"], enc["attention_mask"]
             with torch.no_grad():
                 h = self.model.model(input_ids=ids, attention_mask=am).last_hidden_state
-            rows, starts, prevs, hs, tgts = [], [], [], [], []
+            rows, prevs, hs, tgts = [], [], [], []
             for r in range(ids.shape[0]):
                 n = int(am[r].sum())
                 row = ids[r, :n].tolist()
@@ -153,7 +153,7 @@ class GemmaScorer:
 
 
 def evaluate(proposer, sentences, scorer, top_k=21):
-    from textattack_secondorder.resources.word_proposers import select_neighbour_words
+    from textattack_secondorder.transformations.neighborhood import select_neighbor_words
 
     words = [s.split() for s in sentences]
     positions = [[i for i, w in enumerate(ws) if is_alpha_word(w)] for ws in words]
@@ -166,10 +166,10 @@ def evaluate(proposer, sentences, scorer, top_k=21):
     for s, ws in enumerate(words):
         for j, i in enumerate(positions[s]):
             cands = props[s][j]
-            kept = select_neighbour_words(cands, "", proposer.is_word, max_words=RECALL_AT)
+            kept = select_neighbor_words(cands, "", proposer.is_word, max_words=RECALL_AT)
             hits += int(ws[i].lower() in [k.lower() for k in kept])
             total += 1
-            for c in select_neighbour_words(cands, ws[i], proposer.is_word, max_words=NATURAL_TOP):
+            for c in select_neighbor_words(cands, ws[i], proposer.is_word, max_words=NATURAL_TOP):
                 new = list(ws)
                 new[i] = c
                 swapped.append(" ".join(new))
@@ -178,7 +178,7 @@ def evaluate(proposer, sentences, scorer, top_k=21):
                 getattr(proposer, "name", proposer), len(sentences), secs, len(swapped))
     res = {"recall@10": hits / max(total, 1), "positions": total,
            "seconds_per_sentence": secs / len(sentences), "swapped_sentences": len(swapped),
-           "neighbours_per_position": len(swapped) / max(total, 1)}
+           "neighbors_per_position": len(swapped) / max(total, 1)}
     if scorer is not None:
         import math
 
@@ -201,8 +201,8 @@ def main(argv=None):
     import torch
 
     torch.set_num_threads(args.threads)
-    from textattack_secondorder.resources.paths import atomic_write_text
-    from textattack_secondorder.resources.word_proposers import load_word_proposer
+    from textattack_secondorder.shared.files import atomic_write_text
+    from textattack_secondorder.resources import load_word_proposer
 
     sentences = heldout_sentences()
     results, scorer = {}, None

@@ -66,9 +66,9 @@ def summarize(results, seconds):
 
 
 def build(recipe, model_wrapper, masked_lm, synonyms=None):
-    from textattack_secondorder import registry
+    from textattack_secondorder.plugin.registry import attack_recipes
 
-    cls = registry.resolve(registry.ATTACK_RECIPES[recipe])
+    cls = attack_recipes()[recipe]
     kwargs = {}
     if "masked_lm" in cls.PARAMS and masked_lm is not None:
         kwargs["masked_lm"] = masked_lm
@@ -89,8 +89,8 @@ def main():
                     help="weights dtype of the shared masked LM: float32 (default), bfloat16, float16 (CUDA), auto")
     ap.add_argument("--model-batch-size", type=int, default=64)
     ap.add_argument("--synonyms", default=None,
-                    help="word->synonyms JSON for patch words / synonym swaps (default: the synonyms slot); the "
-                         "paper's counter-fitted list is ../shared/data/counterfitted_neighbors.json")
+                    help="word->synonyms JSON for patch words / synonym swaps (default: the synonyms slot), e.g. the "
+                         "paper's counter-fitted neighbour list (Jia et al. 2019) saved as JSON")
     ap.add_argument("--out", default=str(RESULTS / "second_order.json"))
     ap.add_argument("--force", action="store_true")
     args = ap.parse_args()
@@ -107,7 +107,7 @@ def main():
     from textattack_secondorder.datasets.mr import load_mr
     from textattack_secondorder.models import load_victim
     from textattack_secondorder.resources import load_word_proposer
-    from textattack_secondorder.resources.paths import atomic_write_text
+    from textattack_secondorder.shared.files import atomic_write_text
 
     textattack_secondorder.register()
     out = Path(args.out)

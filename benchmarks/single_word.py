@@ -62,11 +62,11 @@ def main():
     import textattack
 
     import textattack_secondorder
-    from textattack_secondorder import registry
+    from textattack_secondorder.plugin.registry import attack_recipes
     from textattack_secondorder.datasets.mr import load_mr
-    from textattack_secondorder.metrics.flip_capability import compute_flip_capability
+    from textattack_secondorder.evaluation.flip_capability import compute_flip_capability
     from textattack_secondorder.models import load_victim
-    from textattack_secondorder.resources.paths import atomic_write_text
+    from textattack_secondorder.shared.files import atomic_write_text
 
     textattack_secondorder.register()
     out = Path(args.out)
@@ -104,7 +104,7 @@ def main():
                 if kappa is None:
                     kappa = compute_flip_capability(model, train, method="euba", m=512)
                 params["kappa"] = kappa
-            attack = registry.resolve(registry.ATTACK_RECIPES[recipe]).build(model, **params)
+            attack = attack_recipes()[recipe].build(model, **params)
             t0 = time.perf_counter()
             results = textattack.Attacker(attack, textattack.datasets.Dataset(test), textattack.AttackArgs(
                 num_examples=len(test), silent=True, disable_stdout=True, random_seed=args.seed)).attack_dataset()

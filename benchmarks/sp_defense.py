@@ -17,7 +17,6 @@ import copy
 import json
 import random
 import sys
-import time
 from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
@@ -50,11 +49,12 @@ def main():
     import textattack_secondorder
     from textattack_secondorder.attack_recipes import SPAttack, TextFoolerOffline
     from textattack_secondorder.datasets.mr import load_mr
-    from textattack_secondorder.defend import train_defense
+    from textattack_secondorder.defense.training import train_defense
+    from textattack_secondorder.evaluation.flip_capability import compute_flip_capability
     from textattack_secondorder.metrics.asr1 import ASR1
-    from textattack_secondorder.metrics.flip_capability import TokenClassifier, compute_flip_capability
+    from textattack_secondorder.models.token_classifier import TokenClassifier
     from textattack_secondorder.models import load_victim
-    from textattack_secondorder.resources.paths import atomic_write_text
+    from textattack_secondorder.shared.files import atomic_write_text
 
     textattack_secondorder.register()
     train, test = load_mr("train"), load_mr("test")

@@ -2,7 +2,7 @@
 """Build the offline patch-word list ``data/synonyms_glove_wordnet.json``.
 
 The Double Perturbation paper (Zhang et al., NAACL 2021, Sec. 3 "patch words";
-ALGORITHMS.md §1.2) draws its patch pairs (p1, p2) from the counter-fitted synonym
+docs/methods.md §1.2) draws its patch pairs (p1, p2) from the counter-fitted synonym
 list of Jia et al. (2019). That list (and the counter-fitted vectors) cannot be
 fetched offline, so the project ships its own list, rebuilt by this script from
 sources a package manager installs:
@@ -205,7 +205,7 @@ def select_vocab(words, vocab_size, stopwords, min_len=2):
             if pat.match(w) and len(w) >= min_len and w not in stopwords]
 
 
-def nearest_neighbours(vectors, k, batch_size=1024):
+def nearest_neighbors(vectors, k, batch_size=1024):
     """Top-``k`` cosine neighbours of every row (self excluded), by batched matrix products.
 
     Returns ``(idx, cos)``, both (n, k), each row sorted by decreasing cosine with ties
@@ -324,14 +324,14 @@ def main(argv=None):
         senses, bases, antonyms = wordnet_index(wn, words_v, similar_tos=args.similar_tos,
                                                 max_senses=args.max_senses or None)
         logger.info("%d of them are in WordNet", len(senses))
-        nn_idx, nn_cos = nearest_neighbours(vectors[vidx], args.neighbours)
+        nn_idx, nn_cos = nearest_neighbors(vectors[vidx], args.neighbours)
         table = build(words_v, nn_idx, nn_cos, senses, bases, antonyms, args.min_cos,
                       args.max_per_word, symmetric=args.symmetric)
     elapsed = time.time() - t0
 
     out = Path(args.out)
     text = json.dumps(table, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    from textattack_secondorder.resources.paths import atomic_write_text
+    from textattack_secondorder.shared.files import atomic_write_text
 
     atomic_write_text(out, text + "\n")
     n_pairs = sum(len(v) for v in table.values())

@@ -1,6 +1,6 @@
 """Train the MiniLM masked-LM add-on (MLM head + LoRA r8 on query/value) for the offline word proposer.
 
-Recipe (ENVIRONMENT.md, "Offline fill-mask proposers, measured"): all-MiniLM-L6-v2 encoder
+Recipe (docs/methods.md §5.2): all-MiniLM-L6-v2 encoder
 frozen, dropout 0; head Linear 384→384, GELU, LayerNorm; logits = h·Eᵀ + b with E the
 frozen input embeddings and b initialised to log unigram frequency; LoRA rank 8 / alpha 16
 on query and value of all 6 layers; 15 % masking (80/10/10) on 64-token packed chunks;
@@ -154,8 +154,9 @@ def main(argv=None):
     from safetensors.torch import save_file
     from transformers import AutoTokenizer
 
-    from textattack_secondorder.resources.paths import atomic_write_text, cache_dir
-    from textattack_secondorder.resources.word_proposers import build_minilm_mlm
+    from textattack_secondorder.resources.paths import cache_dir
+    from textattack_secondorder.shared.files import atomic_write_text
+    from textattack_secondorder.resources.proposers.minilm_mlm import build_minilm_mlm
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(SEED)

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = REPO.parent / "shared" / "data"
 
 _CACHE = tempfile.mkdtemp(prefix="ta-so-tests-")
 OFFLINE = {

@@ -6,9 +6,9 @@ import pytest
 import torch
 import textattack
 
-from textattack_secondorder.counterfactual_bias import CounterfactualBias, gendered_words, parse_pairs
-from textattack_secondorder.metrics.bias import TokenBiasMetric, bootstrap_ci
-from textattack_secondorder.resources.word_proposers import WordProposer
+from textattack_secondorder.evaluation.bias import (CounterfactualBias, TokenBiasMetric, bootstrap_ci, gendered_words,
+                                                    parse_pairs)
+from textattack_secondorder.resources.proposers import WordProposer
 from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
 
 POS = ["great", "wonderful", "brilliant", "moving", "fine"]

@@ -6,7 +6,7 @@ import pytest
 import torch
 from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
-from textattack_secondorder.metrics.flip_capability import (
+from textattack_secondorder.evaluation.flip_capability import (
     FlipCapability,
     FlipCapabilityResult,
     TokenClassifier,

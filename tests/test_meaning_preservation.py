@@ -7,7 +7,8 @@ import pytest
 from sacrebleu import sentence_chrf
 from textattack.models.wrappers import ModelWrapper
 
-from textattack_secondorder.metrics import meaning_preservation as mp
+from textattack_secondorder.evaluation import meaning as mp
+from textattack_secondorder.metrics.mean_chrf import MeanChrF
 
 PAIRS = [
     ("the movie was a charming and witty delight", "the movie was a charming and witty delight"),
@@ -207,7 +208,7 @@ def test_minimum_chrf_in_an_attack_and_mean_chrf_metric():
     strict = _attack([MinimumChrF(min_chrf=0.99)]).attack(text, label)
     assert isinstance(strict, FailedAttackResult)
 
-    metric = mp.MeanChrF()
+    metric = MeanChrF()
     expected = 100 * mp.source_chrf(text, loose.perturbed_result.attacked_text.text)
     assert metric.calculate([loose, strict]) == round(expected, 2)
     assert metric.calculate([strict]) == 0.0

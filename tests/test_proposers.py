@@ -10,7 +10,10 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from textattack_secondorder.resources import ResourceError  # noqa: E402
-from textattack_secondorder.resources import word_proposers as wp  # noqa: E402
+from textattack_secondorder import resources  # noqa: E402
+from textattack_secondorder.resources import proposers as wp  # noqa: E402
+from textattack_secondorder.resources import resolution  # noqa: E402
+from textattack_secondorder.transformations.neighborhood import select_neighbor_words  # noqa: E402
 
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film", "movie", "good", "bad", "is",
@@ -103,47 +106,70 @@ def test_is_word():
 def test_selection_rule_kappa_delta():
     # Paper Alg. 1: keep logit > max(L[kappa], L[0] - delta), then whole words other than the current one.
     cands = [("good", 10.0), ("##s", 9.5), ("great", 9.0), ("film", 8.0), ("fine", 7.0), ("ok", 6.9)]
-    assert wp.select_neighbour_words(cands, "film", wp.WordProposer(device="cpu").is_word, kappa=20,
+    assert select_neighbor_words(cands, "film", wp.WordProposer(device="cpu").is_word, kappa=20,
                                      delta=3) == ["good", "great"]
     # With kappa=2, L[2] = 9.0 is the floor (strict >).
-    assert wp.select_neighbour_words(cands, "x", wp.WordProposer(device="cpu").is_word, kappa=2,
+    assert select_neighbor_words(cands, "x", wp.WordProposer(device="cpu").is_word, kappa=2,
                                      delta=3) == ["good"]
 
 
-def test_load_resolution_explicit_beats_env(monkeypatch):
+ENV = resources.SLOTS["masked_lm"].env
+ONLINE = resources.SLOTS["masked_lm"].online
+OFFLINE = resources.SLOTS["masked_lm"].offline
+
+
+@pytest.fixture
+def fake_builder(monkeypatch):
+    """The masked-LM builder records the value it is asked for instead of loading a model."""
     built = []
-    monkeypatch.setattr(wp, "_build", lambda name, device, **kw: built.append(name) or name)
-    monkeypatch.setenv(wp.ENV_VAR, "from-env")
-    assert wp.load_word_proposer("explicit") == "explicit"
-    assert wp.load_word_proposer() == "from-env"
-    assert "from-env" in wp.describe_word_proposer()
-    monkeypatch.delenv(wp.ENV_VAR)
-    monkeypatch.setattr(wp, "_in_hf_cache", lambda name: True)
-    assert wp.load_word_proposer() == wp.ONLINE_DEFAULT
-    monkeypatch.setattr(wp, "_in_hf_cache", lambda name: False)
-    monkeypatch.setattr(wp, "_hub_available", lambda: False)
-    monkeypatch.setattr(wp, "_offline_available", lambda name: True)
-    assert wp.load_word_proposer() == wp.OFFLINE_DEFAULT
-    assert wp.OFFLINE_DEFAULT in wp.describe_word_proposer()
+    monkeypatch.setitem(resources.loaders.BUILDERS, "masked_lm", lambda value, **kw: built.append(value) or value)
+    return built
+
+
+def test_load_resolution_explicit_beats_env(monkeypatch, fake_builder):
+    monkeypatch.setenv(ENV, "from-env")
+    assert resources.load_word_proposer("explicit") == "explicit"
+    assert resources.load_word_proposer() == "from-env"
+    assert resources.resolve("masked_lm").origin == f"environment (${ENV})"
+    monkeypatch.delenv(ENV)
+    monkeypatch.setattr(resolution, "hub_available", lambda: False)
+    monkeypatch.setattr(resolution, "in_hf_cache", lambda name: True)
+    assert resources.load_word_proposer() == ONLINE
+    assert "Hugging Face cache" in resources.resolve("masked_lm").origin
+    monkeypatch.setattr(resolution, "in_hf_cache", lambda name: False)
+    monkeypatch.setattr(resolution, "offline_missing", lambda slot, value: "")
+    assert resources.load_word_proposer() == OFFLINE
+    assert resources.resolve("masked_lm").value == OFFLINE
+
+
+def test_offline_alternative_is_said_not_silent(monkeypatch, fake_builder):
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setattr(resolution, "hub_available", lambda: False)
+    monkeypatch.setattr(resolution, "in_hf_cache", lambda name: False)
+    monkeypatch.setattr(resolution, "offline_missing", lambda slot, value: "" if value == "gemma" else "not installed")
+    r = resources.resolve("masked_lm")
+    assert (r.value, r.origin) == ("gemma", "default (offline alternative)")
+    assert OFFLINE in r.note and "not installed" in r.note
+    assert resources.load_word_proposer() == "gemma"
 
 
 def test_one_clear_error_when_nothing_loads(monkeypatch):
-    monkeypatch.delenv(wp.ENV_VAR, raising=False)
-    monkeypatch.setattr(wp, "_in_hf_cache", lambda name: False)
-    monkeypatch.setattr(wp, "_hub_available", lambda: False)
-    monkeypatch.setattr(wp, "_offline_available", lambda name: False)
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setattr(resolution, "hub_available", lambda: False)
+    monkeypatch.setattr(resolution, "in_hf_cache", lambda name: False)
+    monkeypatch.setattr(resolution, "offline_missing", lambda slot, value: "not installed")
     with pytest.raises(ResourceError) as e:
-        wp.load_word_proposer()
+        resources.load_word_proposer()
     msg = str(e.value)
-    assert "pip install 'textattack-secondorder[offline]'" in msg and wp.ENV_VAR in msg
-    assert "nothing available" in wp.describe_word_proposer()
+    assert "pip install 'textattack-secondorder[offline]'" in msg and ENV in msg
+    assert "nothing available" in resources.resolve("masked_lm").note
 
 
 def test_explicit_bad_path_gives_clear_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(wp, "_hub_available", lambda: False)
+    monkeypatch.setattr(resolution, "hub_available", lambda: False)
     with pytest.raises(ResourceError) as e:
-        wp.load_word_proposer(str(tmp_path / "no-such-model"))
-    assert "no-such-model" in str(e.value) and wp.ENV_VAR in str(e.value)
+        resources.load_word_proposer(str(tmp_path / "no-such-model"))
+    assert "no-such-model" in str(e.value) and ENV in str(e.value)
 
 
 @pytest.mark.slow

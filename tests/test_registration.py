@@ -82,7 +82,7 @@ def test_fallback_entry_point_lists_recipes_with_hook_off():
 
 
 def test_recipe_table_accepts_params_only_for_known_names():
-    from textattack_secondorder.registry import RecipeTable
+    from textattack_secondorder.plugin.recipe_params import RecipeTable
 
     table = RecipeTable({"so-x": "expr"})
     assert "so-x" in table.keys()
@@ -101,7 +101,7 @@ def test_unknown_recipe_parameter_is_a_clear_error():
 
 
 def test_parse_recipe_params():
-    from textattack_secondorder.registry import parse_recipe_params
+    from textattack_secondorder.plugin.recipe_params import parse_recipe_params
 
     assert parse_recipe_params("a=1,b='x',c=True,d=path/to.json") == {"a": 1, "b": "x", "c": True, "d": "path/to.json"}
     with pytest.raises(ValueError):
@@ -138,3 +138,44 @@ def test_stock_cli_rejects_unknown_recipe_parameter(tmp_path):
     assert out.returncode != 0
     assert "Unknown parameter(s) 'nonsense'" in out.stderr
     assert "max_candidates" in out.stderr
+
+
+def test_every_registered_name_builds():
+    """Each class carries its registered name; TextAttack's tables point at that class; each one builds."""
+    import textattack
+
+    from textattack_secondorder.evaluation.flip_capability import FlipCapability, FlipCapabilityResult
+    from textattack_secondorder.plugin.registry import attack_recipes, augmentation_recipes, install_tables
+    from textattack_secondorder.resources.proposers import WordProposer
+
+    class FixedProposer(WordProposer):
+        context_only = True
+
+        def propose(self, sentences, positions, top_k=21):
+            return [[[("fine", 1.0), ("nice", 0.5)] for _ in pos] for pos in positions]
+
+    namespace = {}
+    exec(PLANTED_MODEL, namespace)
+    model = namespace["model"]
+    synonyms = {"good": ["fine"], "film": ["movie"]}
+    kappa = FlipCapabilityResult(FlipCapability(["bad", "dull"], 2).update([0], 1))
+    light = {  # small stand-ins for the slots, so the test loads no real model
+        "masked_lm": FixedProposer(device="cpu"), "synonyms": synonyms, "use_sentence_encoder": False,
+    }
+    table = install_tables()
+    ours = attack_recipes()
+    assert {"so-beam", "so-enum", "so-random", "sp-attack", "textfooler-offline", "bae-offline",
+            "alzantot-offline"} <= set(ours)
+    for name, cls in ours.items():
+        assert cls.name == name
+        assert eval(table[name], {"textattack": textattack}) is cls
+        params = {k: v for k, v in light.items() if k in cls.PARAMS}
+        if name == "sp-attack":  # its kappa is the flip capability (Xu et al.), not Zhang et al.'s κ
+            params["kappa"] = kappa
+        attack = cls.build(model, **params)
+        assert isinstance(attack, textattack.Attack), name
+    aug = augmentation_recipes()
+    assert set(aug) == {"sp-defense"}
+    for name, cls in aug.items():
+        assert eval(textattack.augment_args.AUGMENTATION_RECIPE_NAMES[name], {"textattack": textattack}) is cls
+        assert cls(mode="random", vocabulary=["fine", "nice"]).augment("a good film")

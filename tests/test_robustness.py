@@ -1,14 +1,15 @@
 """FlagEval robustness report: the RB-index, the perturbation levels and the report end to end (offline)."""
 import json
 import re
+import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
 from textattack.models.wrappers import ModelWrapper
 
-from textattack_secondorder.metrics import robustness as rb
-from textattack_secondorder.metrics.meaning_preservation import source_chrf
+from textattack_secondorder.evaluation import robustness as rb
+from textattack_secondorder.evaluation.meaning import source_chrf
 
 TEXTS = [
     ("a good and heartfelt film about growing up", 1),
@@ -74,12 +75,28 @@ def test_char_perturbations_are_seeded_realistic_and_change_the_text():
 
 
 def test_keyboard_typos_use_neighbouring_keys():
+    from textattack.transformations import WordSwapQWERTY
+
     p = rb.CharPerturbation(min_chars=3, max_chars=3, operations=("keyboard",), seed=0)
     original = "abcdefghijklmnopqrstuvwxyz"
     perturbed = p.perturb_one(original)
     diffs = [(o, n) for o, n in zip(original, perturbed) if o != n]
     assert len(diffs) == 3
-    assert all(n in rb.KEYBOARD_NEIGHBOURS[o] for o, n in diffs)
+    keyboard = WordSwapQWERTY()
+    assert all(n in keyboard._get_adjacent(o) for o, n in diffs)  # TextAttack's QWERTY neighbours
+    upper = p.perturb_one(original.upper())
+    assert all(n.isupper() and n in keyboard._get_adjacent(o) for o, n in zip(original.upper(), upper) if o != n)
+
+
+def test_swap_typos_exchange_two_inner_characters():
+    p = rb.CharPerturbation(min_chars=4, max_chars=4, operations=("swap",), seed=3)
+    original = "considerably longer sentences"
+    perturbed = p.perturb_one(original)
+    assert perturbed != original and perturbed == p.perturb_one(original)
+    for wo, wn in zip(original.split(), perturbed.split()):
+        assert sorted(wo) == sorted(wn) and wo[0] == wn[0] and wo[-1] == wn[-1]  # CharSwap keeps the ends
+        diff = [k for k in range(len(wo)) if wo[k] != wn[k]]
+        assert len(diff) % 2 == 0 and all(wn[k] == wo[k + 1] and wn[k + 1] == wo[k] for k in diff[::2])
 
 
 def test_word_perturbation_uses_the_synonym_list():
@@ -94,7 +111,7 @@ def test_word_perturbation_uses_the_synonym_list():
                 assert wn in SYNONYMS[wo]
 
 
-@pytest.mark.skipif(not rb.shutil.which("apertium"), reason="apertium is not installed")
+@pytest.mark.skipif(not shutil.which("apertium"), reason="apertium is not installed")
 def test_back_translation_keeps_one_line_per_sentence():
     try:
         bt = rb.BackTranslation()
@@ -124,7 +141,7 @@ def test_report_end_to_end_on_a_tiny_model(tmp_path):
     perturbations = [
         rb.CharPerturbation(seed=0),
         rb.WordPerturbation(synonyms=SYNONYMS, seed=0),
-        rb.AdversarialPerturbation("word-list", model, labels, attack=_tiny_attack(model)),
+        rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels),
     ]
     report = rb.run_robustness(model, TEXTS, perturbations, batch_size=3, settings={"model": "keyword"})
     names = [r["set"] for r in report.rows]

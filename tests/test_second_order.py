@@ -9,7 +9,7 @@ from textattack.shared import AttackedText
 
 from textattack_secondorder.attack_recipes import SOBeam, SOEnum, SORandom
 from textattack_secondorder.goal_functions import PatchWordSelector, apply_patch, beam_loss
-from textattack_secondorder.resources.word_proposers import WordProposer
+from textattack_secondorder.resources.proposers import WordProposer
 from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
 
 
@@ -110,7 +110,7 @@ def test_neighborhood_rule_kappa_delta_on_tiny_masked_lm(tmp_path):
     torch = pytest.importorskip("torch")
     from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
 
-    from textattack_secondorder.resources.word_proposers import MaskedLMProposer
+    from textattack_secondorder.resources.proposers import MaskedLMProposer
 
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "good", "movie", "film", "show", "great",
              "bad", "##s", "the", "42", "picture"]
@@ -246,7 +246,7 @@ def test_empty_one_word_and_long_texts_do_not_crash_the_run():
 
 
 def test_fast_word_swap_matches_textattack():
-    from textattack_secondorder.text_utils import swap_words_at
+    from textattack_secondorder.shared.text import swap_words_at
 
     t = AttackedText("It's a good, good movie -- really!").replace_word_at_index(5, "film")
     for i in range(len(t.words)):
@@ -294,7 +294,7 @@ def test_masked_lm_dtype_option(tmp_path):
     torch = pytest.importorskip("torch")
     from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
 
-    from textattack_secondorder.resources.word_proposers import MaskedLMProposer, resolve_dtype
+    from textattack_secondorder.resources.proposers import MaskedLMProposer, resolve_dtype
 
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "good", "movie", "film", "show", "great"]
     (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n")
@@ -319,9 +319,9 @@ def test_masked_lm_dtype_option(tmp_path):
 def test_recipe_loads_the_offline_masked_lm_in_bfloat16():
     """``so-beam^masked_lm_dtype=bfloat16`` reaches the proposer the recipe loads (through the slot)."""
     torch = pytest.importorskip("torch")
-    from textattack_secondorder.resources.word_proposers import _offline_available
+    from textattack_secondorder.resources.proposers import MiniLMMLMProposer
 
-    if not _offline_available("minilm-mlm"):
+    if MiniLMMLMProposer.available():
         pytest.skip("offline MiniLM proposer not installed")
     attack = SOBeam.build(Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm="minilm-mlm",
                           masked_lm_dtype="bfloat16")

@@ -54,7 +54,7 @@ def test_augmented_example_keeps_label_and_changes_exactly_one_word(word_cnn, mo
 
 
 def test_gradient_augmentation_lowers_the_true_class_probability(word_cnn):
-    from textattack_secondorder.metrics.flip_capability import TokenClassifier
+    from textattack_secondorder.models.token_classifier import TokenClassifier
 
     clf = TokenClassifier.from_model_wrapper(word_cnn)
     texts = [t for t, _ in DATA]
@@ -95,7 +95,7 @@ def test_sp_augment_csv_round_trip_with_hard_characters(tmp_path, word_cnn):
 def test_defense_training_runs_and_saves_a_loadable_model(tmp_path, word_cnn):
     from transformers import AutoModelForSequenceClassification
 
-    from textattack_secondorder.defend import save_model, train_defense
+    from textattack_secondorder.defense import save_model, train_defense
     from textattack_secondorder.models import register_auto_classes
 
     secs = train_defense(word_cnn, DATA * 5, steps=3, batch_size=4, defense="sp-defense", progress=False)
@@ -110,7 +110,7 @@ def test_defense_training_runs_and_saves_a_loadable_model(tmp_path, word_cnn):
 
 @pytest.mark.parametrize("train_embeddings", [True, False])
 def test_defense_trains_frozen_embeddings_only_when_asked(word_cnn, train_embeddings):
-    from textattack_secondorder.defend import train_defense
+    from textattack_secondorder.defense import train_defense
 
     emb = word_cnn.model.get_input_embeddings().weight
     assert not emb.requires_grad  # demo word models freeze GloVe

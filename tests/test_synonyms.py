@@ -1,4 +1,4 @@
-"""Synonym lists (patch-word source, ALGORITHMS.md §1.2) and the list-based word swap."""
+"""Synonym lists (patch-word source, docs/methods.md §1.2) and the list-based word swap."""
 import importlib.util
 import json
 import os
@@ -8,8 +8,10 @@ os.environ.setdefault("NLTK_DATA", str(Path(__file__).resolve().parents[1] / "da
 
 import pytest  # noqa: E402
 
-from textattack_secondorder.resources import synonyms as syn_mod  # noqa: E402
-from textattack_secondorder.resources.synonyms import SynonymList, load_synonyms  # noqa: E402
+from textattack_secondorder.resources import SLOTS, load_synonyms  # noqa: E402
+from textattack_secondorder.resources.synonyms import SynonymList, read_synonym_file  # noqa: E402
+
+ENV = SLOTS["synonyms"].env
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -22,9 +24,10 @@ def _write(tmp_path, obj, name="syn.json"):
 
 def test_load_user_json_normalises(tmp_path):
     p = _write(tmp_path, {"Good": ["fine", "good", "FINE", "nice"], "bad": [], "film": ["movie"]})
-    table = load_synonyms(p)
+    table = read_synonym_file(p)
     assert table == {"good": ["fine", "nice"], "film": ["movie"]}
-    assert load_synonyms(str(p)) is table  # cached per path
+    assert read_synonym_file(str(p)) is table  # cached per path
+    assert load_synonyms(str(p)) is table  # the slot with an explicit path reads the same file
 
 
 @pytest.mark.parametrize(
@@ -39,30 +42,33 @@ def test_load_user_json_normalises(tmp_path):
 def test_malformed_json_names_file(tmp_path, content, fragment):
     p = _write(tmp_path, content, name=f"bad_{abs(hash(content))}.json")
     with pytest.raises(ValueError) as e:
-        load_synonyms(p)
+        read_synonym_file(p)
     assert fragment in str(e.value)
     assert p.name in str(e.value)
 
 
 def test_missing_file(tmp_path):
     with pytest.raises(FileNotFoundError):
-        load_synonyms(tmp_path / "nope.json")
+        read_synonym_file(tmp_path / "nope.json")
 
 
 def test_env_var_overrides_default(tmp_path, monkeypatch):
     p = _write(tmp_path, {"alpha": ["beta"]}, name="env.json")
-    monkeypatch.setenv(syn_mod.ENV_VAR, str(p))
+    monkeypatch.setenv(ENV, str(p))
     assert load_synonyms() == {"alpha": ["beta"]}
 
 
-def test_pairs_for_follows_rules():
+def test_patch_pair_candidates_follow_rules():
+    from textattack_secondorder.goal_functions.patch_words import PatchWordSelector
+
     syn = SynonymList({"good": ["fine", "nice"], "film": ["movie", "picture"], "a": ["one"]})
+    sel = PatchWordSelector(model_wrapper=None, synonyms=syn)
     words = ["A", "good", "film", "a", "nice", "movie", "Film"]
     # "a" occurs twice, "film" twice (case-insensitive): no pairs; "nice" is in the sentence
-    assert syn.pairs_for(words) == [("good", "fine")]
-    assert syn.pairs_for(["The", "film", "is", "good"]) == [
-        ("film", "movie"), ("film", "picture"), ("good", "fine"), ("good", "nice")]
-    assert syn.pairs_for([]) == []
+    assert sel.candidates(words) == [("good", "fine", 1)]
+    assert sel.candidates(["The", "film", "is", "good"]) == [
+        ("film", "movie", 1), ("film", "picture", 1), ("good", "fine", 3), ("good", "nice", 3)]
+    assert sel.candidates([]) == []
 
 
 def test_synonym_list_mapping():
@@ -74,8 +80,8 @@ def test_synonym_list_mapping():
 
 
 def test_packaged_list_loads(monkeypatch):
-    monkeypatch.delenv(syn_mod.ENV_VAR, raising=False)
-    path = REPO / "data" / syn_mod.PACKAGED_FILE
+    monkeypatch.delenv(ENV, raising=False)
+    path = REPO / "data" / SLOTS["synonyms"].offline
     assert path.is_file() and path.stat().st_size < 5_000_000
     table = load_synonyms()
     assert 3000 < len(table) < 60000

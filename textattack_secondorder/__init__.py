@@ -7,7 +7,9 @@ metrics, built from TextAttack's parts.
 Importing this package is cheap: it imports neither torch nor TextAttack.
 Sub-packages mirror TextAttack's layout (``goal_functions``,
 ``transformations``, ``constraints``, ``search_methods``, ``attack_recipes``,
-``augmentation``) plus ``metrics``, ``resources``, ``models`` and ``datasets``.
+``augmentation``, ``metrics``) plus ``evaluation`` (bias, κ/ρ, meaning, robustness),
+``defense``, ``resources``, ``models``, ``datasets``, ``shared``, ``plugin`` (TextAttack
+glue) and ``cli``; the README's layout section says what lives where.
 """
 from ._version import __version__
 
@@ -19,7 +21,7 @@ def register():
     import hook installed by ``textattack_secondorder_hook.pth``); call it by
     hand if you set ``TEXTATTACK_SECONDORDER_NO_HOOK=1``.
     """
-    from .registry import register as _register
+    from .plugin import register as _register
 
     return _register()
 
@@ -30,12 +32,15 @@ _SUBPACKAGES = (
     "cli",
     "constraints",
     "datasets",
+    "defense",
+    "evaluation",
     "goal_functions",
     "metrics",
     "models",
-    "registry",
+    "plugin",
     "resources",
     "search_methods",
+    "shared",
     "transformations",
 )
 

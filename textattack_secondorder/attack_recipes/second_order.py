@@ -21,7 +21,6 @@ from textattack import Attack
 
 from ..goal_functions.second_order import PatchWordModification, PatchWordsUnique, SecondOrderClassification
 from ..metrics.second_order import second_order_summary_metrics
-from ..search_methods.second_order import RandomNeighborhoodWalk, SecondOrderBeamSearch, SecondOrderEnumeration
 from ..transformations.neighborhood import DELTA, KAPPA, WordSwapNeighborhood
 from .recipe import SORecipe
 
@@ -61,7 +60,9 @@ COMMON_PARAMS = {
 }
 
 
-class _SecondOrderRecipe(SORecipe):
+class SecondOrderRecipe(SORecipe):
+    """Shared build of SO-Beam, SO-Enum and SO-Random: only the search method differs (``_search``)."""
+
     @classmethod
     def _search(cls, p):
         raise NotImplementedError
@@ -70,7 +71,7 @@ class _SecondOrderRecipe(SORecipe):
     def _build(cls, model_wrapper, **p):
         from ..resources import load_synonyms
 
-        synonyms = p["synonyms"] if isinstance(p["synonyms"], dict) else load_synonyms(p["synonyms"])
+        synonyms = load_synonyms(p["synonyms"])
         # "Every candidate costs two model outputs (x and x ⊕ p)" -> query budget counts both.
         goal_function = SecondOrderClassification(model_wrapper, synonyms, query_budget=p["query_budget"])
         transformation = WordSwapNeighborhood(p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"],
@@ -79,51 +80,3 @@ class _SecondOrderRecipe(SORecipe):
         constraints = [PatchWordModification(goal_function), PatchWordsUnique(goal_function)]
         metrics = second_order_summary_metrics(p["perplexity"], p["causal_lm"], p["device"])
         return SecondOrderAttack(goal_function, constraints, transformation, cls._search(p), metrics)
-
-
-class SOBeam(_SecondOrderRecipe):
-    """SO-Beam (paper Algorithm 2): beam search over the neighbourhood minimising Eq. 4."""
-
-    name = "so-beam"
-    PARAMS = dict(
-        COMMON_PARAMS,
-        beam_width=(20, "Algorithm 2: beam size beta = 20"),
-        max_depth=(6, "Algorithm 2: at most k = 6 substitutions"),
-        query_budget=(50_000, "model queries per example, x and x ⊕ p counted separately (reference code: 50,000)"),
-    )
-
-    @classmethod
-    def _search(cls, p):
-        return SecondOrderBeamSearch(beam_width=p["beam_width"], max_depth=p["max_depth"])
-
-
-class SOEnum(_SecondOrderRecipe):
-    """SO-Enum: enumerate Neighbor_k(x0), closest first; returns a closest vulnerable example."""
-
-    name = "so-enum"
-    PARAMS = dict(
-        COMMON_PARAMS,
-        max_distance=(2, "enumerate Neighbor_k for k <= 2 (paper: small neighbourhood, k = 2)"),
-        eval_batch_size=(256, "candidates per goal-function call (early stop between batches)"),
-        query_budget=(100_000, "model queries per example (reference code: 100,000); enumeration is exponential"),
-    )
-
-    @classmethod
-    def _search(cls, p):
-        return SecondOrderEnumeration(max_distance=p["max_distance"], eval_batch_size=p["eval_batch_size"])
-
-
-class SORandom(_SecondOrderRecipe):
-    """Random baseline (paper A.1): random walk of up to 6 substitutions in the same neighbourhood."""
-
-    name = "so-random"
-    PARAMS = dict(
-        COMMON_PARAMS,
-        max_depth=(6, "A.1: randomly replacing up to 6 words"),
-        seed=(0, "random seed of the walk"),
-        query_budget=(50_000, "model queries per example"),
-    )
-
-    @classmethod
-    def _search(cls, p):
-        return RandomNeighborhoodWalk(max_depth=p["max_depth"], seed=p["seed"])

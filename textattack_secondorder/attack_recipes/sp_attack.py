@@ -43,13 +43,13 @@ class SPAttack(SORecipe):
 
     @classmethod
     def _build(cls, model_wrapper, **p):
-        from ..metrics.flip_capability import FlipCapabilityResult, compute_flip_capability
+        from ..evaluation.flip_capability import FlipCapabilityResult, compute_flip_capability
         from ..search_methods.sp_attack import SPAttackSearch
         from ..transformations.word_swap_word_list import WordSwapWordList
 
         kappa = p["kappa"]
         if kappa is None:
-            from ..cli.common import load_examples
+            from ..datasets.examples import load_examples
 
             examples = load_examples(p["kappa_dataset"], "train", limit=p["kappa_examples"])
             kappa = compute_flip_capability(model_wrapper, examples, m=p["kappa_m"],

@@ -1,5 +1,12 @@
-"""Augmentation recipes of textattack-secondorder (SP-Defense)."""
+"""Augmentation recipes of textattack-secondorder (SP-Defense), registered with ``textattack augment``.
+
+Each augmenter class carries its registered name (``SPDefenseAugmenter.name == "sp-defense"``);
+``RECIPES`` lists the registered classes.
+"""
 import importlib
+
+# class name -> module of every registered augmentation recipe
+RECIPES = {"SPDefenseAugmenter": ".sp_defense"}
 
 _NAMES = {
     "SPDefenseAugmenter": ".sp_defense",

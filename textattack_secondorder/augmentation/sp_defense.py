@@ -1,4 +1,4 @@
-"""SP-Defense: data augmentation against single-word perturbations (Xu et al., §5; ALGORITHMS.md §2.4).
+"""SP-Defense: data augmentation against single-word perturbations (Xu et al., §5; docs/methods.md §2.4).
 
 Three augmentations of a labelled example ``(x, y)``, each changing exactly one
 word position and keeping the label:
@@ -12,7 +12,7 @@ word position and keeping the label:
   training-set frequency is much higher under another label (add-one smoothed
   relative frequencies; the table is saved and reloaded as JSON).
 
-Training batches mix them (see :mod:`textattack_secondorder.defend`): half
+Training batches mix them (see :mod:`textattack_secondorder.defense`): half
 gradient-augmented, half drawn from {original, random, special}.
 
 Ways in:
@@ -39,10 +39,9 @@ import random
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
 
-from ..text_utils import match_case
-from ..resources.paths import atomic_write_text
+from ..shared.text import match_case
+from ..shared.files import atomic_write_text
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +51,7 @@ SPECIAL_THRESHOLD = 1.0  # paper: log-frequency margin > 1
 
 # ----------------------------------------------------------------------------- special words
 def special_word_table(examples, threshold=SPECIAL_THRESHOLD, min_count=2):
-    """``{label: [words]}``: T(y) from labelled training examples (ALGORITHMS.md §2.4)."""
+    """``{label: [words]}``: T(y) from labelled training examples (docs/methods.md §2.4)."""
     from textattack.shared import AttackedText
 
     counts = {}
@@ -117,7 +116,7 @@ def special_augment(text, label, table, rng):
 def gradient_augment(clf, texts, labels, vocab=None, batch_size=32):
     """Lowest-``v`` single substitution of each text (one batched forward+backward per chunk).
 
-    ``clf``: a :class:`~textattack_secondorder.metrics.flip_capability.TokenClassifier`.
+    ``clf``: a :class:`~textattack_secondorder.models.token_classifier.TokenClassifier`.
     Returns the augmented texts (a text with no substitutable word is returned unchanged).
     """
     import torch
@@ -185,18 +184,20 @@ class SPDefenseAugmenter:
     are accepted and ignored: SP-Defense always changes exactly one word.
     """
 
+    name = "sp-defense"
+
     def __init__(self, mode="auto", model=None, special_words=None, vocabulary=None, transformations_per_example=1,
                  seed=0, device=None, **ignored):
         if mode not in MODES + ("auto", "mix"):
             raise ValueError(f"unknown SP-Defense mode {mode!r}; use one of auto, mix, {', '.join(MODES)}")
         if isinstance(model, str):
-            from ..cli.common import load_model
+            from ..models.loading import load_model_wrapper as load_model
 
             model = load_model(model, device=device)
         self.model_wrapper = model
         self.clf = None
         if model is not None:
-            from ..metrics.flip_capability import TokenClassifier
+            from ..models.token_classifier import TokenClassifier
 
             self.clf = model if isinstance(model, TokenClassifier) else TokenClassifier.from_model_wrapper(
                 model, device=device)

@@ -29,7 +29,7 @@ def run(args):
     import pandas as pd
 
     from ..augmentation.sp_defense import SPDefenseAugmenter, special_word_table
-    from ..resources.paths import atomic_write_text
+    from ..shared.files import atomic_write_text
 
     if os.path.exists(args.output_csv) and not args.overwrite:
         raise SystemExit(f"{args.output_csv} exists; pass --overwrite")

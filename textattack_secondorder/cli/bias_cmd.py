@@ -1,5 +1,7 @@
 """``textattack-so bias``: counterfactual token bias B_{p,k} over natural neighbourhoods (Zhang et al. 2021, §4)."""
-from .common import add_dataset_args, add_model_args, load_examples, load_model
+from ..datasets.examples import load_examples
+from ..models.loading import load_model_wrapper as load_model
+from .common import add_dataset_args, add_model_args
 
 
 def add_parser(subparsers):
@@ -30,7 +32,7 @@ def add_parser(subparsers):
 
 
 def run(args):
-    from ..counterfactual_bias import CounterfactualBias
+    from ..evaluation.bias import CounterfactualBias
     from ..transformations.neighborhood import WordSwapNeighborhood
 
     model = load_model(args.model, args.device, args.model_batch_size)

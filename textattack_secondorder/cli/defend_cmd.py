@@ -1,5 +1,7 @@
 """``textattack-so defend``: fine-tune a classifier with SP-Defense (or the Rand baseline) and save it."""
-from .common import add_dataset_args, add_model_args, load_examples, load_model
+from ..datasets.examples import load_examples
+from ..models.loading import load_model_wrapper as load_model
+from .common import add_dataset_args, add_model_args
 
 
 def add_parser(subparsers):
@@ -20,8 +22,8 @@ def add_parser(subparsers):
 def run(args):
     import numpy as np
 
-    from ..defend import save_model, train_defense
-    from ..metrics.flip_capability import TokenClassifier
+    from ..defense import save_model, train_defense
+    from ..models.token_classifier import TokenClassifier
 
     model = load_model(args.model, args.device, args.model_batch_size)
     train = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)

@@ -1,7 +1,9 @@
 """``textattack-so flip-capability``: κ of every word and ρ of a classifier (Xu et al.; EUBA or brute force)."""
 from pathlib import Path
 
-from .common import add_dataset_args, add_model_args, load_examples, load_model
+from ..datasets.examples import load_examples
+from ..models.loading import load_model_wrapper as load_model
+from .common import add_dataset_args, add_model_args
 
 
 def add_parser(subparsers):
@@ -25,7 +27,7 @@ def add_parser(subparsers):
 
 
 def run(args):
-    from ..metrics.flip_capability import compute_flip_capability
+    from ..evaluation.flip_capability import compute_flip_capability, format_summary
 
     model = load_model(args.model, args.device, args.model_batch_size)
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
@@ -42,10 +44,7 @@ def run(args):
     )
     result.save(out)
     result.plot_histogram(out.with_suffix(".png"))
-    s = result.summary()
     star = "*" if args.split == "test" else ""
-    print(f"ρ{star} = {s['rho']:.4f}  over |V| = {s['vocabulary']} words, |D+| = {s['correct']} of {s['examples']} examples")
-    print(f"{s['queries_per_sentence']:.0f} queries and {s['seconds_per_sentence']:.3f} s per sentence ({method})")
-    print(result.top(args.top).to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    print(format_summary(result, method, star=star, top=args.top))
     print(f"wrote {out}, {out.with_suffix('.csv')}, {out.with_suffix('.png')}")
     return 0

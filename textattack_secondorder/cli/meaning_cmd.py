@@ -49,8 +49,8 @@ def _read_lines(path):
 def run(args):
     import pandas as pd
 
-    from ..metrics import meaning_preservation as mp
-    from ..resources.paths import atomic_write_text
+    from ..evaluation import meaning as mp
+    from ..shared.files import atomic_write_text
 
     seq2seq = [args.src, args.adv, args.out_orig, args.out_adv, args.ref]
     if args.log and any(seq2seq):

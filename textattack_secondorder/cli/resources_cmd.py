@@ -1,4 +1,4 @@
-"""``textattack-so resources``: what each resource slot resolves to (nothing is loaded)."""
+"""``textattack-so resources``: what each resource slot resolves to, exactly what a run loads (nothing is loaded)."""
 import json
 
 
@@ -16,7 +16,7 @@ def run(args):
         print(json.dumps({"hub_available": hub_available(), "slots": rows}, indent=2))
         return 0
     print(f"Hugging Face hub usable: {'yes' if hub_available() else 'no (offline defaults)'}")
-    cols = ["slot", "resolves_to", "origin", "available", "env"]
+    cols = ["slot", "resolves_to", "loads", "origin", "available", "env"]
     widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
     print("  ".join(c.ljust(widths[c]) for c in cols))
     for r in rows:

@@ -1,6 +1,6 @@
 """``textattack-so robustness``: accuracy on perturbed copies of a test set and the RB-index (FlagEval).
 
-Levels (ALGORITHMS.md §4): ``char`` (keyboard/CharSwap typos, 3–15 characters),
+Levels (docs/methods.md §4): ``char`` (keyboard/CharSwap typos, 3–15 characters),
 ``word`` (synonym or masked-LM swaps), ``sentence`` (Apertium back-translation
 English→Spanish→English; skipped with a message when Apertium is missing) and
 ``adversarial`` (any recipe of the registry or of TextAttack, against the model or
@@ -9,7 +9,9 @@ English→Spanish→English; skipped with a message when Apertium is missing) an
 import logging
 import time
 
-from .common import add_dataset_args, add_model_args, load_examples, load_model
+from ..datasets.examples import load_examples
+from ..models.loading import load_model_wrapper as load_model
+from .common import add_dataset_args, add_model_args
 
 logger = logging.getLogger(__name__)
 
@@ -33,8 +35,9 @@ def add_parser(subparsers):
     g = p.add_argument_group("character level")
     g.add_argument("--char-min", type=int, default=3, help="fewest characters touched per sentence (FlagEval: 3)")
     g.add_argument("--char-max", type=int, default=15, help="most characters touched per sentence (FlagEval: 15)")
-    g.add_argument("--char-ops", default="keyboard,swap", help="typo kinds: keyboard (neighbouring key), swap "
-                   "(two inner characters, CharSwap)")
+    g.add_argument("--char-ops", default="keyboard,swap", help="typo kinds: keyboard (neighbouring key, "
+                   "TextAttack's WordSwapQWERTY), swap (two inner characters, CharSwap: "
+                   "WordSwapNeighboringCharacterSwap)")
     g = p.add_argument_group("word level")
     g.add_argument("--word-source", choices=["synonyms", "mlm"], default="synonyms",
                    help="synonyms (the synonyms slot) or mlm (the masked-LM slot's proposals)")
@@ -56,7 +59,7 @@ def add_parser(subparsers):
 
 def _perturbations(args, examples, model):
     """The perturbation objects for ``--levels`` and the levels that had to be skipped (level -> reason)."""
-    from ..metrics import robustness as rb
+    from ..evaluation import robustness as rb
 
     levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]
     unknown = [lv for lv in levels if lv not in rb.LEVELS]
@@ -89,15 +92,17 @@ def _perturbations(args, examples, model):
                 print(f"skipping the sentence level: {e}")
                 skipped[level] = str(e)
         elif level == "adversarial":
+            from ..plugin.registry import build_attack
+
             attacked = load_model(args.surrogate, args.device, args.model_batch_size) if args.surrogate else model
-            out.append(rb.AdversarialPerturbation(args.recipe, attacked, [y for _, y in examples],
-                                                  surrogate_name=args.surrogate, query_budget=args.query_budget,
-                                                  seed=args.seed))
+            out.append(rb.AdversarialPerturbation(args.recipe, build_attack(args.recipe, attacked),
+                                                  [y for _, y in examples], surrogate_name=args.surrogate,
+                                                  query_budget=args.query_budget, seed=args.seed))
     return out, skipped
 
 
 def run(args):
-    from ..metrics import robustness as rb
+    from ..evaluation import robustness as rb
 
     start = time.time()
     model = load_model(args.model, args.device, args.model_batch_size)

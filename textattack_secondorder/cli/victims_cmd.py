@@ -64,7 +64,7 @@ def run_train_victims(args):
         })
     print(_table(rows, ["name", "test_accuracy", "train_seconds", "directory"]))
     if args.json:
-        from textattack_secondorder.resources.paths import atomic_write_text
+        from textattack_secondorder.shared.files import atomic_write_text
 
         atomic_write_text(args.json, json.dumps([r["_metrics"] for r in rows], indent=2) + "\n")
         print(f"wrote {args.json}")

@@ -1,4 +1,4 @@
-"""Patch words of the double-perturbation attack (Zhang et al. 2021, §3.1; ALGORITHMS.md §1.2).
+"""Patch words of the double-perturbation attack (Zhang et al. 2021, §3.1; docs/methods.md §1.2).
 
 A patch pair ``p = (p1, p2)`` is a synonym swap applied to every candidate
 text: ``x ⊕ p`` replaces the occurrence of ``p1`` in ``x`` by ``p2``. For an
@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..text_utils import match_case, swap_words_at
+from ..models.prediction import predict_probabilities
+from ..shared.text import match_case, swap_words_at
 
 logger = logging.getLogger(__name__)
 
@@ -67,15 +68,12 @@ class PatchWordSelector:
     def single_word_scores(self, words):
         """Probability vectors of the model on each word as the whole input (cached per model)."""
         missing = sorted({w for w in words if w not in self._cache})
-        for i in range(0, len(missing), self.batch_size):
-            batch = missing[i : i + self.batch_size]
-            probs = to_probabilities(self.model_wrapper(batch), len(batch))
-            for w, p in zip(batch, probs):
-                self._cache[w] = p
+        for w, p in zip(missing, predict_probabilities(self.model_wrapper, missing, self.batch_size)):
+            self._cache[w] = p
         return {w: self._cache[w] for w in words}
 
     def candidates(self, words):
-        """All ``(p1, p2, index)`` candidates for a tokenised input (rules of ALGORITHMS.md §1.2)."""
+        """All ``(p1, p2, index)`` candidates for a tokenised input (rules of docs/methods.md §1.2)."""
         lowered = [w.lower() for w in words]
         counts = {}
         for w in lowered:
@@ -103,27 +101,3 @@ class PatchWordSelector:
         best = max(cands, key=lambda c: (float(np.abs(scores[c[1]] - scores[c[0]]).sum()), -c[2]))
         score = float(np.abs(scores[best[1]] - scores[best[0]]).sum())
         return PatchPair(best[0], best[1], best[2], score), None
-
-
-def to_probabilities(outputs, expected_rows=None):
-    """Model outputs (logits or probabilities, numpy/torch/list) -> float64 numpy probabilities.
-
-    Raises ``ValueError`` naming the problem when the shape is not (rows, classes).
-    """
-    import torch
-
-    if isinstance(outputs, torch.Tensor):
-        outputs = outputs.detach().cpu().numpy()
-    arr = np.asarray(outputs, dtype=np.float64)
-    if arr.ndim != 2 or (expected_rows is not None and arr.shape[0] != expected_rows):
-        raise ValueError(
-            f"model returned an array of shape {arr.shape}; expected ({expected_rows or 'n'}, num_classes) "
-            "scores for a list of texts"
-        )
-    if arr.shape[1] < 2:
-        raise ValueError(f"model returned {arr.shape[1]} score(s) per text; a classifier needs at least 2 classes")
-    if not (np.all(arr >= 0) and np.allclose(arr.sum(1), 1.0, atol=1e-4)):
-        arr = arr - arr.max(1, keepdims=True)
-        arr = np.exp(arr)
-        arr /= arr.sum(1, keepdims=True)
-    return arr

@@ -1,4 +1,4 @@
-"""Goal function of the double-perturbation attack (Zhang et al. 2021, §3; ALGORITHMS.md §1.3).
+"""Goal function of the double-perturbation attack (Zhang et al. 2021, §3; docs/methods.md §1.3).
 
 For a candidate ``x`` (a neighbour of the input ``x0``) and the patch pair ``p``
 chosen for ``x0``, the prediction difference is ``F(x; p) = f(x ⊕ p) - f(x)``;

@@ -60,7 +60,7 @@ class MedianPerplexity(Metric):
         texts = [(r.original_result if self.which == "original" else r.perturbed_result).attacked_text.text for r in succ]
         lm = self.causal_lm
         if lm is None or isinstance(lm, str):
-            from ..resources.causal_lm import load_causal_lm
+            from ..resources import load_causal_lm
 
             lm = load_causal_lm(lm, device=self.device)
         return round(float(np.nanmedian(lm.perplexity(texts))), 1)

@@ -5,6 +5,9 @@
   50d + one hidden layer of 100) and ``mr-minilm`` (fine-tuned all-MiniLM-L6-v2),
   trained on first use and cached as Hugging Face model directories.
 * :class:`SOModelWrapper`: TextAttack model wrapper that pads per batch, not to 512.
+* :class:`TokenClassifier`: token-level view (ids, probabilities, masked gradients) for κ/ρ and SP-Defense.
+* :mod:`.prediction`: the batched prediction loop (model wrappers and raw Hugging Face models).
+* :func:`load_model_wrapper`: a model wrapper from a name the command line accepts.
 * :func:`register_auto_classes`: lets ``AutoModelForSequenceClassification`` (and
   ``textattack attack --model DIR``) load the word-level models.
 
@@ -24,6 +27,12 @@ _LAZY = {
     "is_trained": "victims",
     "VICTIMS": "victims",
     "UnknownVictimError": "victims",
+    "TokenClassifier": "token_classifier",
+    "load_model_wrapper": "loading",
+    "predict_probabilities": "prediction",
+    "predict_labels": "prediction",
+    "predict_logits": "prediction",
+    "to_probabilities": "prediction",
 }
 
 __all__ = sorted(_LAZY)

@@ -11,6 +11,7 @@ import time
 import numpy as np
 import torch
 
+from .prediction import predict_logits
 from .word_models import DEFAULT_MAX_LENGTH, build_word_model, build_word_tokenizer, pretokenize
 
 logger = logging.getLogger(__name__)
@@ -95,22 +96,6 @@ class _torch_threads:
 def _batches(n, batch_size, generator):
     order = torch.randperm(n, generator=generator).tolist()
     return [order[i : i + batch_size] for i in range(0, n, batch_size)]
-
-
-@torch.no_grad()
-def predict_logits(model, tokenizer, texts, batch_size=128, max_length=None):
-    """Logits for ``texts`` (dynamic padding), model in eval mode; returns a CPU tensor."""
-    model.eval()
-    device = next(model.parameters()).device
-    max_length = max_length or tokenizer.model_max_length
-    out = []
-    for i in range(0, len(texts), batch_size):
-        enc = tokenizer(list(texts[i : i + batch_size]), padding="longest", truncation=True,
-                        max_length=max_length, return_tensors="pt").to(device)
-        out.append(model(**enc).logits.float().cpu())
-    if not out:
-        return torch.zeros((0, model.config.num_labels))
-    return torch.cat(out)
 
 
 def accuracy(model, tokenizer, data, batch_size=128):

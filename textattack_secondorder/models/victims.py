@@ -28,7 +28,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..resources.paths import atomic_write_text, cache_dir
+from ..resources.paths import cache_dir
+from ..shared.files import atomic_write_text
 
 logger = logging.getLogger(__name__)
 

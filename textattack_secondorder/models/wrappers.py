@@ -11,7 +11,7 @@ import logging
 import torch
 from textattack.models.wrappers import HuggingFaceModelWrapper
 
-from .._device import resolve_device
+from ..shared.device import resolve_device
 
 logger = logging.getLogger(__name__)
 

@@ -1,16 +1,17 @@
 """What the start-up hook does when TextAttack is imported (see ``textattack_secondorder_hook``).
 
-Kept free of torch/TextAttack imports: it runs inside TextAttack's own import.
+Kept free of torch/TextAttack imports at module level: it runs inside TextAttack's own import.
+Before ``textattack`` runs: the NLTK stopwords TextAttack reads at import time. Right after it:
+our recipes in TextAttack's tables and our extensions of its logger and attacker.
 """
 import logging
-import os
 
 logger = logging.getLogger("textattack_secondorder")
 
 
 def nltk_data_dir():
     """Folder holding the NLTK data this package ships (English stopwords)."""
-    from .resources.paths import data_path
+    from ..resources.paths import data_path
 
     return str(data_path("nltk_data"))
 
@@ -32,18 +33,14 @@ def before_textattack_import():
         logger.warning("textattack-secondorder: could not add its NLTK data path: %s", e)
 
 
-def after_args_module_import(module):
-    """Called right after ``textattack.attack_args`` / ``textattack.augment_args`` ran."""
+def after_textattack_import():
+    """Called once ``textattack`` has finished importing."""
     try:
         from .registry import install_tables
 
-        install_tables(module)
-    except Exception as e:
+        install_tables()
+    except Exception as e:  # never break the user's import
         logger.warning("textattack-secondorder: could not register its recipes with TextAttack: %s", e)
-
-
-def after_textattack_import():
-    """Called once ``textattack`` has finished importing."""
     try:
         from .extensions import extend_textattack
 

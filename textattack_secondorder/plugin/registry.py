@@ -3,102 +3,49 @@
 TextAttack resolves ``--recipe NAME`` through two module-level dicts,
 ``textattack.attack_args.ATTACK_RECIPE_NAMES`` and
 ``textattack.augment_args.AUGMENTATION_RECIPE_NAMES`` (name -> a Python
-expression that is ``eval``-ed). :func:`install_tables` adds our entries and
-replaces each dict by a :class:`RecipeTable`, a ``dict`` whose ``keys()`` also
-accept ``"name^param=value,..."`` so argparse lets recipe parameters through.
+expression that is ``eval``-ed). :func:`install_tables` adds our entries, built
+from the recipe classes themselves (each carries its ``name``), and replaces each
+dict by a :class:`~.recipe_params.RecipeTable`, whose ``keys()`` also accept
+``"name^param=value,..."`` so argparse lets recipe parameters through.
 
-Recipe parameters are Python literals, as TextAttack evaluates them:
-``--recipe "so-beam^beam_width=10,max_depth=4"``; quote strings:
-``--recipe "textfooler-offline^synonyms='my_synonyms.json'"``.
+:func:`build_attack` builds any recipe by name (ours with parameters, or TextAttack's),
+for commands that take a recipe name.
 """
-import ast
+import importlib
 import sys
-from collections.abc import KeysView
 
-SPLIT = "^"  # textattack.shared.utils.ARGS_SPLIT_TOKEN
+from .recipe_params import SPLIT, RecipeTable, parse_recipe_params
 
-# name -> attribute path inside this package; each class has ``build(model_wrapper, **params)``.
-ATTACK_RECIPES = {
-    "so-beam": "attack_recipes.SOBeam",
-    "so-enum": "attack_recipes.SOEnum",
-    "so-random": "attack_recipes.SORandom",
-    "sp-attack": "attack_recipes.SPAttack",
-    "textfooler-offline": "attack_recipes.TextFoolerOffline",
-    "bae-offline": "attack_recipes.BAEOffline",
-    "alzantot-offline": "attack_recipes.AlzantotOffline",
-}
-# name -> attribute path of an Augmenter class accepting TextAttack's augment keyword arguments.
-AUGMENTATION_RECIPES = {
-    "sp-defense": "augmentation.SPDefenseAugmenter",
-}
+PACKAGE = "textattack_secondorder"
 
 
-def _expression(path):
-    return f"__import__('textattack_secondorder').{path}"
+def _classes(subpackage):
+    """``{registered name: (class name, class)}`` of the recipes listed in ``subpackage.RECIPES``."""
+    module = importlib.import_module(f"{PACKAGE}.{subpackage}")
+    out = {}
+    for attr in module.RECIPES:
+        cls = getattr(module, attr)
+        if not getattr(cls, "name", None):
+            raise TypeError(f"{subpackage}.{attr} has no registered name (class attribute `name`)")
+        if cls.name in out:
+            raise ValueError(f"recipe name {cls.name!r} used by both {out[cls.name][0]} and {attr}")
+        out[cls.name] = (attr, cls)
+    return out
 
 
-def resolve(path):
-    """Return the object at ``path`` (for example ``attack_recipes.SOBeam``) inside this package."""
-    import importlib
-
-    obj = importlib.import_module("textattack_secondorder")
-    for part in path.split("."):
-        obj = getattr(obj, part)
-    return obj
+def attack_recipes():
+    """``{name: class}`` of this package's attack recipes (imports them, hence TextAttack)."""
+    return {name: cls for name, (_, cls) in _classes("attack_recipes").items()}
 
 
-def parse_recipe_params(text):
-    """Parse ``"a=1,b='x',c=True"`` into a dict; bare words are taken as strings.
-
-    Raises ``ValueError`` naming the bad part.
-    """
-    text = (text or "").strip()
-    if not text:
-        return {}
-    try:
-        call = ast.parse(f"f({text})", mode="eval").body
-    except SyntaxError as e:
-        raise ValueError(f"Cannot parse recipe parameters {text!r}: write them as name=value,name=value") from e
-    if call.args:
-        raise ValueError(f"Recipe parameters must be name=value pairs, got {text!r}")
-    params = {}
-    for kw in call.keywords:
-        if kw.arg is None:
-            raise ValueError(f"Recipe parameters must be name=value pairs, got {text!r}")
-        try:
-            params[kw.arg] = ast.literal_eval(kw.value)
-        except ValueError:
-            params[kw.arg] = ast.get_source_segment(f"f({text})", kw.value)
-    return params
+def augmentation_recipes():
+    """``{name: class}`` of this package's augmentation recipes."""
+    return {name: cls for name, (_, cls) in _classes("augmentation").items()}
 
 
-class _RecipeKeys(KeysView):
-    """Keys view that also contains ``"name^params"`` for every known ``name``."""
-
-    def __contains__(self, key):
-        if isinstance(key, str) and SPLIT in key:
-            key = key.split(SPLIT, 1)[0]
-        return dict.__contains__(self._mapping, key)
-
-    def __repr__(self):
-        return f"{type(self).__name__}({list(self)})"
-
-
-class RecipeTable(dict):
-    """TextAttack's recipe dict, extended to accept ``name^params`` on the command line."""
-
-    def keys(self):
-        return _RecipeKeys(self)
-
-    def __getitem__(self, key):
-        if isinstance(key, str) and SPLIT in key:
-            name, params = key.split(SPLIT, 1)
-            # Only reached for augmentation recipes: TextAttack splits attack recipes itself.
-            return (
-                f"__import__('textattack_secondorder').registry.augmenter_with_params("
-                f"{name!r}, {dict.__getitem__(self, name)!r}, {params!r})"
-            )
-        return dict.__getitem__(self, key)
+def _table(subpackage):
+    """TextAttack's form of our recipes: name -> expression that evaluates to the class."""
+    return {name: f"__import__({PACKAGE!r}).{subpackage}.{attr}" for name, (attr, _) in _classes(subpackage).items()}
 
 
 def augmenter_with_params(name, expression, params):
@@ -119,7 +66,7 @@ def _swap_table(module, attr, ours):
     table = getattr(module, attr, None)
     if table is None:
         return
-    table.update({k: _expression(v) for k, v in ours.items()})
+    table.update(ours)
     if isinstance(table, RecipeTable):
         return
     new = RecipeTable(table)
@@ -130,38 +77,35 @@ def _swap_table(module, attr, ours):
             setattr(other, attr, new)
 
 
-def install_tables(module=None):
-    """Add our recipes to TextAttack's tables in ``module`` (or in every loaded args module)."""
-    modules = [module] if module is not None else [
-        sys.modules[n] for n in ("textattack.attack_args", "textattack.augment_args") if n in sys.modules
-    ]
-    for m in modules:
-        _swap_table(m, "ATTACK_RECIPE_NAMES", ATTACK_RECIPES)
-        _swap_table(m, "AUGMENTATION_RECIPE_NAMES", AUGMENTATION_RECIPES)
-    if any(getattr(m, "ATTACK_RECIPE_NAMES", None) is not None for m in modules):
-        _register_model_classes()
-
-
-def _register_model_classes():
-    """Let ``textattack attack --model DIR`` load this package's word-level victims."""
-    try:
-        from .models import register_auto_classes
-    except ImportError:
-        return
-    register_auto_classes()
-
-
-def register():
-    """Register our recipes with TextAttack (imports TextAttack). Returns the attack recipe table."""
-    from . import _plugin
-
-    _plugin.add_nltk_data_path()
+def install_tables():
+    """Add our recipes to TextAttack's tables (needs ``textattack`` fully imported)."""
     import textattack.attack_args
     import textattack.augment_args
 
-    install_tables(textattack.attack_args)
-    install_tables(textattack.augment_args)
-    from .extensions import extend_textattack
+    attack, augment = _table("attack_recipes"), _table("augmentation")
+    for m in (textattack.attack_args, textattack.augment_args):
+        _swap_table(m, "ATTACK_RECIPE_NAMES", attack)
+        _swap_table(m, "AUGMENTATION_RECIPE_NAMES", augment)
+    from ..models import register_auto_classes
 
-    extend_textattack()
+    # lets ``textattack attack --model DIR`` load this package's word-level victims
+    register_auto_classes()
     return textattack.attack_args.ATTACK_RECIPE_NAMES
+
+
+def build_attack(recipe, model_wrapper):
+    """A TextAttack ``Attack`` for ``recipe``: one of ours (parameters allowed: ``"so-beam^beam_width=5"``)
+    or one of TextAttack's."""
+    name, _, params = recipe.partition(SPLIT)
+    ours = attack_recipes()
+    if name in ours:
+        return ours[name].build(model_wrapper, **parse_recipe_params(params))
+    from textattack.attack_args import ATTACK_RECIPE_NAMES
+
+    if name not in ATTACK_RECIPE_NAMES:
+        known = sorted(set(ours) | set(ATTACK_RECIPE_NAMES))
+        raise ValueError(f"Unknown attack recipe {name!r}; known: {', '.join(known)}")
+    if params:
+        raise ValueError(f"TextAttack's recipe {name!r} takes no parameters")
+    module_name, _, cls_name = ATTACK_RECIPE_NAMES[name].rpartition(".")
+    return getattr(importlib.import_module(module_name), cls_name).build(model_wrapper)

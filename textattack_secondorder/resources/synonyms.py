@@ -1,40 +1,33 @@
 """Synonym lists: the source of the *patch words* of the Double Perturbation attack.
 
-Zhang et al. (NAACL 2021), Sec. 3 and ALGORITHMS.md §1.2: a patch pair ``(p1, p2)``
+Zhang et al. (NAACL 2021), Sec. 3 and docs/methods.md §1.2: a patch pair ``(p1, p2)``
 replaces the one occurrence of ``p1`` in a sentence by its synonym ``p2``. The paper
-takes the synonyms from the counter-fitted list of Jia et al. (2019). This module
-loads any ``{word: [synonyms]}`` JSON file; by default, in this order:
+takes the synonyms from the counter-fitted list of Jia et al. (2019).
 
-1. the ``path`` argument;
-2. the file named by the environment variable ``TA_SO_SYNONYMS``;
-3. with ``online=True`` only: counter-fitted neighbours computed from TextAttack's
-   ``WordEmbedding.counterfitted_GLOVE_embedding()`` (downloads ``paragramcf``);
-4. the list the package ships, ``data/synonyms_glove_wordnet.json`` (GloVe 6B 50d
-   nearest neighbours filtered by WordNet synonymy; rebuilt by
-   ``scripts/build_synonyms.py``, see its ``.meta.json`` for the sources and figures).
+This module reads and checks ``{word: [synonyms]}`` JSON files (:func:`read_synonym_file`)
+and builds the counter-fitted list from TextAttack's embedding (:func:`counterfitted_synonyms`).
+Which list a run uses is decided by the ``synonyms`` resource slot
+(:func:`textattack_secondorder.resources.load_synonyms`), nowhere else. The rule that picks
+the patch pair from a list is :class:`~textattack_secondorder.goal_functions.patch_words.PatchWordSelector`.
 
 Nothing here imports torch or TextAttack, except the online path.
 """
 import json
 import logging
-import os
 import threading
-from collections import Counter
 from pathlib import Path
 
-from .paths import cache_dir, data_path
+from .paths import cache_dir
 
 logger = logging.getLogger(__name__)
 
-ENV_VAR = "TA_SO_SYNONYMS"
-PACKAGED_FILE = "synonyms_glove_wordnet.json"
 
 _CACHE = {}
 _LOCK = threading.Lock()
 
 
 def _validate(raw, source):
-    """Check and normalise a parsed word->synonyms mapping (see :func:`load_synonyms`)."""
+    """Check and normalise a parsed word->synonyms mapping (see :func:`read_synonym_file`)."""
     if not isinstance(raw, dict):
         raise ValueError(
             f"synonym file {source}: expected a JSON object mapping word -> list of synonyms, "
@@ -68,8 +61,8 @@ def _validate(raw, source):
     return {w: v for w, v in table.items() if v}
 
 
-def load_synonyms(path=None, online=False):
-    """Return a ``{word: [synonyms]}`` dict (lower-case, no self-synonyms, no duplicates).
+def read_synonym_file(path):
+    """Return the ``{word: [synonyms]}`` dict of a JSON file (lower-case, no self-synonyms, no duplicates).
 
     ``path`` may name any JSON file holding an object ``word -> list of strings`` (the
     format of the counter-fitted list the paper used). Keys are lower-cased (lists of
@@ -77,20 +70,7 @@ def load_synonyms(path=None, online=False):
     as are words left without synonyms. A malformed file raises ``ValueError`` naming
     the file and the problem. Results are cached per resolved path; treat them as
     read-only.
-
-    Without ``path``: ``$TA_SO_SYNONYMS``; then, if ``online`` is true, TextAttack's
-    counter-fitted embedding (falls back with a warning when it cannot be loaded);
-    then the packaged offline list.
     """
-    if path is None:
-        path = os.environ.get(ENV_VAR) or None
-    if path is None and online:
-        try:
-            return counterfitted_synonyms()
-        except Exception as e:  # network, S3 lock, missing files...
-            logger.warning("counter-fitted embedding unavailable (%s); using the packaged list", e)
-    if path is None:
-        path = data_path(PACKAGED_FILE)
     path = Path(path).expanduser()
     key = str(path.resolve())
     with _LOCK:
@@ -122,11 +102,11 @@ def counterfitted_synonyms(topn=8, min_cos=0.5, alphabetic_only=True):
     """
     cache = cache_dir("synonyms") / f"counterfitted_neighbours_top{topn}_cos{min_cos}.json"
     if cache.is_file():
-        return load_synonyms(cache)
+        return read_synonym_file(cache)
     import numpy as np
     from textattack.shared import WordEmbedding
 
-    from .paths import atomic_write_text
+    from ..shared.files import atomic_write_text
 
     emb = WordEmbedding.counterfitted_GLOVE_embedding()
     matrix = np.asarray(emb.embedding_matrix, dtype=np.float32)
@@ -153,28 +133,30 @@ def counterfitted_synonyms(topn=8, min_cos=0.5, alphabetic_only=True):
         if syns:
             table[w] = syns
     atomic_write_text(cache, json.dumps(table, sort_keys=True, separators=(",", ":")))
-    return load_synonyms(cache)
+    return read_synonym_file(cache)
 
 
 class SynonymList:
     """A read-only ``word -> tuple of synonyms`` mapping with the patch-pair rule.
 
-    Build it from a dict, a JSON path, or nothing (the default list of
-    :func:`load_synonyms`)::
+    Build it from a dict, a JSON path, or nothing (the ``synonyms`` resource slot)::
 
-        syn = SynonymList()                 # packaged list (or $TA_SO_SYNONYMS)
+        syn = SynonymList()                 # the slot: $TA_SO_SYNONYMS, counter-fitted online, packaged offline
         syn = SynonymList("my_list.json")
         syn = SynonymList({"good": ["fine"]})
     """
 
-    def __init__(self, source=None, online=False):
+    def __init__(self, source=None):
         if isinstance(source, SynonymList):
             table, self.source = source._table, source.source
         elif isinstance(source, dict):
             table, self.source = _validate(source, "<dict>"), "<dict>"
+        elif source is None:
+            from . import load_synonyms
+
+            table, self.source = load_synonyms(), "slot default"
         else:
-            table = load_synonyms(source, online=online)
-            self.source = str(source) if source is not None else "default"
+            table, self.source = read_synonym_file(source), str(source)
         self._table = {w: tuple(v) for w, v in table.items()}
 
     def __getitem__(self, word):
@@ -197,24 +179,6 @@ class SynonymList:
 
     def num_pairs(self):
         return sum(len(v) for v in self._table.values())
-
-    def pairs_for(self, words):
-        """Candidate patch pairs ``(p1, p2)`` for a tokenised sentence (ALGORITHMS.md §1.2).
-
-        ``p1`` is a word occurring exactly once in ``words`` (compared lower-case) and
-        ``p2`` one of its synonyms that does not occur anywhere in ``words``. Pairs are
-        returned lower-case, in sentence order, then in the list's synonym order.
-        """
-        lowered = [w.lower() for w in words]
-        counts = Counter(lowered)
-        pairs = []
-        for w in lowered:
-            if counts[w] != 1:
-                continue
-            for s in self._table.get(w, ()):
-                if s not in counts:
-                    pairs.append((w, s))
-        return pairs
 
     def __repr__(self):
         return f"SynonymList({self.source!r}, words={len(self)}, pairs={self.num_pairs()})"

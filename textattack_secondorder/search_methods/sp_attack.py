@@ -59,7 +59,7 @@ class SPAttackSearch(SearchMethod):
 
     def language_model(self):
         if self._lm is None or isinstance(self._lm, str):
-            from ..resources.causal_lm import load_causal_lm
+            from ..resources import load_causal_lm
 
             self._lm = load_causal_lm(self._lm, device=self.device)
         return self._lm

@@ -1,4 +1,4 @@
-"""Natural neighbourhood of a sentence (Zhang et al. 2021, Algorithm 1; ALGORITHMS.md §1.1).
+"""Natural neighbourhood of a sentence (Zhang et al. 2021, Algorithm 1; docs/methods.md §1.1).
 
 ``Neighbor_1(x)``: for each word position ``i`` (patch-word positions excluded
 by a pre-transformation constraint), mask word ``i``, ask the masked-LM slot
@@ -15,7 +15,7 @@ import logging
 
 from textattack.transformations import Transformation
 
-from ..text_utils import match_case, swap_words_at
+from ..shared.text import match_case, swap_words_at
 
 logger = logging.getLogger(__name__)
 
@@ -23,17 +23,44 @@ KAPPA = 20  # paper Algorithm 1
 DELTA = 3.0  # paper Algorithm 1
 
 
+def select_neighbor_words(candidates, current_word, is_word, kappa=KAPPA, delta=DELTA, max_words=None):
+    """Paper Algorithm 1's rule on one position's sorted ``(token, score)`` list.
+
+    Keeps tokens whose score is ``> max(L[kappa], L[0] - delta)`` (strict), then drops
+    non-words / sub-word pieces and the current word (case-insensitive).
+    """
+    if not candidates:
+        return []
+    scores = [s for _, s in candidates]
+    floor = scores[0] - delta
+    if len(scores) > kappa:
+        floor = max(floor, scores[kappa])
+    out = []
+    cur = current_word.lower()
+    for tok, s in candidates:
+        if s <= floor:
+            break
+        if not is_word(tok) or tok.lower() == cur:
+            continue
+        if tok in out:
+            continue
+        out.append(tok)
+        if max_words is not None and len(out) >= max_words:
+            break
+    return out
+
+
 class WordSwapNeighborhood(Transformation):
     """Swap one word for a word the masked LM finds natural in its place (paper Algorithm 1).
 
     Args:
-        proposer: a :class:`~textattack_secondorder.resources.word_proposers.WordProposer`,
+        proposer: a :class:`~textattack_secondorder.resources.proposers.WordProposer`,
             a name/path for the masked-LM slot, or ``None`` for the slot's default.
         kappa, delta: the rule ``L > max(L[κ], L[0] - δ)`` (paper: 20, 3).
         max_words_per_position: optional cap on kept words per position (paper: none beyond κ).
         device: device for the proposer when it is loaded here.
         dtype: its weights' dtype when loaded here (``None`` = float32; ``"bfloat16"``,
-            ``"float16"`` on CUDA, ``"auto"``: see :func:`~textattack_secondorder.resources.word_proposers.resolve_dtype`).
+            ``"float16"`` on CUDA, ``"auto"``: see :func:`~textattack_secondorder.resources.proposers.resolve_dtype`).
     """
 
     def __init__(self, proposer=None, kappa=KAPPA, delta=DELTA, max_words_per_position=None, device=None,
@@ -67,8 +94,6 @@ class WordSwapNeighborhood(Transformation):
         code's disk cache) and each distinct masked sentence goes through the model once;
         the κ/δ rule and the "not the current word" filter are applied per requester.
         """
-        from ..resources.word_proposers import select_neighbour_words
-
         todo = [(t, sorted(ix)) for t, ix in zip(texts, indices_lists) if self._key(t, ix) not in self._prefetched]
         todo = [(t, ix) for t, ix in todo if ix]
         if todo:
@@ -98,7 +123,7 @@ class WordSwapNeighborhood(Transformation):
             for n, (t, ix) in enumerate(todo):
                 words = {}
                 for i in ix:
-                    kept = select_neighbour_words(
+                    kept = select_neighbor_words(
                         cache[keys[(n, i)]], t.words[i], self.proposer.is_word, kappa=self.kappa,
                         delta=self.delta, max_words=self.max_words_per_position,
                     )

@@ -6,7 +6,7 @@ the offline proposer otherwise), for all positions of a text in one batch.
 """
 from textattack.transformations import WordSwap
 
-from ..text_utils import match_case
+from ..shared.text import match_case
 
 
 class WordSwapProposer(WordSwap):

@@ -3,7 +3,7 @@
 TextFooler-style recipes swap a word for its counter-fitted embedding neighbours
 (``WordSwapEmbedding``), which needs the ``paragramcf`` download. This
 transformation reads the neighbours from a word->synonyms list instead (by default
-the list of :func:`textattack_secondorder.resources.synonyms.load_synonyms`), the
+the ``synonyms`` resource slot), the
 same list the Double Perturbation patch words come from (Zhang et al. 2021, Sec. 3).
 """
 import logging
@@ -21,20 +21,18 @@ class WordSwapSynonymList(WordSwap):
 
     Args:
         synonyms: a ``SynonymList``, a ``{word: [synonyms]}`` dict, a path to such a
-            JSON file, or ``None`` for the default list (``$TA_SO_SYNONYMS`` or the
-            packaged GloVe+WordNet list).
+            JSON file, or ``None`` for the ``synonyms`` resource slot (``$TA_SO_SYNONYMS``,
+            counter-fitted online, the packaged GloVe+WordNet list offline).
         max_candidates (int or None): keep at most this many synonyms per word, in the
             list's order (None = all).
-        online (bool): with ``synonyms=None``, use TextAttack's counter-fitted
-            neighbours when they can be loaded.
 
     Replacements keep the case of the original word (lower, UPPER, Capitalised), as
     TextAttack's ``WordSwapEmbedding`` does.
     """
 
-    def __init__(self, synonyms=None, max_candidates=None, online=False, **kwargs):
+    def __init__(self, synonyms=None, max_candidates=None, **kwargs):
         super().__init__(**kwargs)
-        self.synonyms = synonyms if isinstance(synonyms, SynonymList) else SynonymList(synonyms, online=online)
+        self.synonyms = synonyms if isinstance(synonyms, SynonymList) else SynonymList(synonyms)
         self.max_candidates = max_candidates
 
     def _get_replacement_words(self, word):

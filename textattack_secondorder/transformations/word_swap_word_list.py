@@ -1,7 +1,7 @@
 """Swap one word for each word of a fixed list (SP-Attack's top-M flip-capability words, Xu et al. §4)."""
 from textattack.transformations import WordSwap
 
-from ..text_utils import match_case
+from ..shared.text import match_case
 
 
 class WordSwapWordList(WordSwap):

@@ -1,14 +1,24 @@
-"""Counterfactual token bias ``B_{p,k}`` as an accumulating metric (Zhang et al. 2021, §4, Eq. 5).
+"""Results of the counterfactual token bias ``B_{p,k}`` (docs/methods.md §1.6; Zhang et al. 2021, §4, Eq. 5).
 
 ``B_{p,k} = mean over x in Neighbor_k(X_p) of [f_soft(x ⊕ p) - f_soft(x)]`` on the
-chosen class's probability. ``B > 0``: the model prefers ``p2``. The metric keeps
-per-(pair, k) sums per *source sentence*, so shards of a data set can be merged
-(:meth:`TokenBiasMetric.merge`) and a bootstrap over source sentences gives a
-confidence interval (beyond the paper: tells a shift from noise).
+chosen class's probability. ``B > 0``: the model prefers ``p2``.
+
+* :class:`TokenBiasMetric` keeps per-(pair, k) sums per *source sentence*, so shards of a
+  data set can be merged (:meth:`TokenBiasMetric.merge`) and a bootstrap over source
+  sentences (:func:`bootstrap_ci`) gives a confidence interval (beyond the paper: tells a
+  shift from noise). It is an accumulator, not a TextAttack ``Metric``.
+* :class:`BiasReport` holds the table and per-sentence differences; ``save(out_dir)``
+  writes CSV/JSON and the PNG plots of :mod:`.report`.
 """
+import json
 from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
+
+from ...shared.files import atomic_write_text
+from .report import plot_report
 
 
 def bootstrap_ci(source_sums, source_counts, n_boot=1000, level=0.95, seed=0):
@@ -71,3 +81,25 @@ class TokenBiasMetric:
                 }
             )
         return rows
+
+
+@dataclass
+class BiasReport:
+    table: "object"  # pandas DataFrame: pair, group, k, B, ci_low, ci_high, sentences, sources
+    sentences: "object"  # pandas DataFrame: pair, k, source, text, diff
+    counts: dict = field(default_factory=dict)  # pair -> {"original": n_k0, "perturbed": n_kmax}
+    settings: dict = field(default_factory=dict)
+
+    def save(self, out_dir, plots=True):
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out / "bias_table.csv", self.table.to_csv(index=False))
+        atomic_write_text(out / "bias_sentences.csv", self.sentences.to_csv(index=False))
+        atomic_write_text(
+            out / "bias_summary.json",
+            json.dumps({"settings": self.settings, "counts": self.counts,
+                        "table": self.table.to_dict(orient="records")}, indent=2, default=float),
+        )
+        if plots and len(self.sentences):
+            plot_report(self, out)
+        return out

@@ -1,4 +1,4 @@
-"""SP-Defense training (Xu et al., §5; ALGORITHMS.md §2.4): fine-tune a classifier on the augmentation mix.
+"""SP-Defense training (docs/methods.md §2.4; Xu et al., §5): fine-tune a classifier on the augmentation mix.
 
 Each batch: half gradient-based augmented examples, half drawn uniformly from
 {original, random-augmented, special-word-augmented}; labels unchanged. The
@@ -42,8 +42,8 @@ def train_defense(model_wrapper, train_examples, steps=1000, batch_size=32, lr=N
     """
     import torch
 
-    from .augmentation.sp_defense import SPDefenseAugmenter, special_word_table
-    from .metrics.flip_capability import TokenClassifier
+    from ..augmentation.sp_defense import SPDefenseAugmenter, special_word_table
+    from ..models.token_classifier import TokenClassifier
 
     if defense not in DEFENSES:
         raise ValueError(f"defense must be one of {DEFENSES}")

@@ -1,4 +1,4 @@
-"""Counterfactual token bias over natural neighbourhoods (Zhang et al. 2021, §4; ALGORITHMS.md §1.6).
+"""Counterfactual token bias over natural neighbourhoods (docs/methods.md §1.6; Zhang et al. 2021, §4).
 
 For a protected pair ``p = (p1, p2)`` (he/she, gay/straight, ...), the source set
 ``X_p`` holds the test sentences in which ``p1`` (or ``p2``: both directions, so
@@ -17,149 +17,25 @@ but forgets to apply). For every sentence ``x`` of level ``k``::
 ``k - 1`` are expanded and the resulting sentences are sampled down to
 ``sample_size``; the sizes are reported.
 
-Filtered test set (§4.2): with ``filter_epsilon`` only sources whose naive (k = 0)
+Filtered test set (paper §4.2): with ``filter_epsilon`` only sources whose naive (k = 0)
 difference is within ±ε seed the neighbourhoods, to show bias the test set hides.
 
-Results: :class:`BiasReport` with a table (B, bootstrap interval, counts per pair
+Results: :class:`~.result.BiasReport` with a table (B, bootstrap interval, counts per pair
 and k), per-sentence differences, and ``save(out_dir)`` writing CSV/JSON/PNG.
 Runs resume: each finished pair is saved under ``out_dir/parts`` and reused.
 """
 import hashlib
 import json
-import logging
 import random
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from .goal_functions.patch_words import to_probabilities
-from .text_utils import match_case
-from .metrics.bias import TokenBiasMetric
-from .resources.paths import atomic_write_text, data_path
-
-logger = logging.getLogger(__name__)
-
-PAIR_GROUPS_FILE = "protected_pairs.json"
-GENDERED_FILE = "gendered_words.json"
-NEUTRAL = {"he": "they", "she": "they", "him": "them", "his": "their", "her": "their", "hers": "theirs",
-           "himself": "themself", "herself": "themself"}
-
-
-def load_pair_groups():
-    groups = json.loads(data_path(PAIR_GROUPS_FILE).read_text())
-    return {k: [tuple(p) for p in v] for k, v in groups.items() if not k.startswith("_")}
-
-
-def gendered_words():
-    return frozenset(json.loads(data_path(GENDERED_FILE).read_text())["words"])
-
-
-def parse_pairs(spec):
-    """Pairs from a group name ('gender'), 'he/she,gay/straight', a JSON file, or a list of tuples.
-
-    Returns a list of ``(p1, p2, group)``.
-    """
-    groups = load_pair_groups()
-    if isinstance(spec, (list, tuple)):
-        return [(a.lower(), b.lower(), _group_of(a, b, groups)) for a, b in spec]
-    out = []
-    for part in str(spec).split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if part in groups:
-            out += [(a, b, part) for a, b in groups[part]]
-        elif part.endswith(".json") and Path(part).exists():
-            data = json.loads(Path(part).read_text())
-            items = data.items() if isinstance(data, dict) else [("custom", data)]
-            for g, pairs in items:
-                if not str(g).startswith("_"):
-                    out += [(a.lower(), b.lower(), g) for a, b in pairs]
-        elif "/" in part:
-            a, b = part.split("/", 1)
-            out.append((a.strip().lower(), b.strip().lower(), _group_of(a, b, groups)))
-        else:
-            raise ValueError(
-                f"Unknown pair spec {part!r}: use a group ({', '.join(groups)}), 'he/she', or a JSON file of pairs"
-            )
-    if not out:
-        raise ValueError("no protected pairs given")
-    return out
-
-
-def _group_of(a, b, groups):
-    for g, pairs in groups.items():
-        if (a.lower(), b.lower()) in pairs:
-            return g
-    return "custom"
-
-
-def neutralize(words, keep_index):
-    """Rewrite gendered pronouns other than the pair's own to they/their/them/themself."""
-    out = list(words)
-    for i, w in enumerate(words):
-        if i != keep_index and w.lower() in NEUTRAL:
-            out[i] = match_case(NEUTRAL[w.lower()], w)
-    return out
-
-
-@dataclass
-class BiasReport:
-    table: "object"  # pandas DataFrame: pair, group, k, B, ci_low, ci_high, sentences, sources
-    sentences: "object"  # pandas DataFrame: pair, k, source, text, diff
-    counts: dict = field(default_factory=dict)  # pair -> {"original": n_k0, "perturbed": n_kmax}
-    settings: dict = field(default_factory=dict)
-
-    def save(self, out_dir, plots=True):
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(out / "bias_table.csv", self.table.to_csv(index=False))
-        atomic_write_text(out / "bias_sentences.csv", self.sentences.to_csv(index=False))
-        atomic_write_text(
-            out / "bias_summary.json",
-            json.dumps({"settings": self.settings, "counts": self.counts,
-                        "table": self.table.to_dict(orient="records")}, indent=2, default=float),
-        )
-        if plots and len(self.sentences):
-            plot_report(self, out)
-        return out
-
-
-def plot_report(report, out_dir):
-    """``hist_k.png`` (differences per k) and ``bias_vs_k.png`` (B with intervals per pair)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    df, tab = report.sentences, report.table
-    ks = sorted(df["k"].unique())
-    fig, axes = plt.subplots(1, len(ks), figsize=(3.2 * len(ks), 2.8), sharey=False, squeeze=False)
-    for ax, k in zip(axes[0], ks):
-        ax.hist(df.loc[df["k"] == k, "diff"], bins=40, color="#4472c4")
-        ax.axvline(0, color="k", lw=0.8)
-        ax.set_title(f"k = {k}  (n = {int((df['k'] == k).sum())})")
-        ax.set_xlabel("f(x ⊕ p) − f(x)")
-    axes[0][0].set_ylabel("sentences")
-    fig.tight_layout()
-    fig.savefig(Path(out_dir) / "hist_k.png", dpi=110)
-    plt.close(fig)
-
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
-    for pair, g in tab.groupby("pair"):
-        g = g.sort_values("k")
-        err = np.vstack([g["B"] - g["ci_low"], g["ci_high"] - g["B"]])
-        ax.errorbar(g["k"], g["B"], yerr=err, marker="o", capsize=3, label=pair)
-    ax.axhline(0, color="k", lw=0.8)
-    ax.set_xlabel("k (substitutions)")
-    ax.set_ylabel("B_{p,k}")
-    ax.set_xticks(ks)
-    if tab["pair"].nunique() <= 12:
-        ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(Path(out_dir) / "bias_vs_k.png", dpi=110)
-    plt.close(fig)
+from ...models.prediction import predict_probabilities
+from ...shared.files import atomic_write_text
+from ...shared.text import match_case
+from .pairs import gendered_words, neutralize, parse_pairs
+from .result import BiasReport, TokenBiasMetric
 
 
 class CounterfactualBias:
@@ -181,7 +57,7 @@ class CounterfactualBias:
                  sample_size=2000, sample_from_k=3, filter_epsilon=None, neutralize_pronouns=False,
                  batch_size=128, chunk=64, seed=0, n_boot=1000, progress=True):
         if transformation is None:
-            from .transformations.neighborhood import WordSwapNeighborhood
+            from ...transformations.neighborhood import WordSwapNeighborhood
 
             transformation = WordSwapNeighborhood(masked_lm)
         self.model_wrapper = model_wrapper
@@ -213,13 +89,9 @@ class CounterfactualBias:
             a, b = list(ws), list(ws)
             a[index], b[index] = match_case(p1, ws[index]), match_case(p2, ws[index])
             texts += [" ".join(a), " ".join(b)]
-        probs = []
-        for i in range(0, len(texts), self.batch_size):
-            batch = texts[i : i + self.batch_size]
-            probs.append(to_probabilities(self.model_wrapper(batch), len(batch)))
-        if not probs:
+        if not texts:
             return np.zeros(0)
-        probs = np.concatenate(probs)
+        probs = predict_probabilities(self.model_wrapper, texts, self.batch_size)
         return probs[1::2, self.target_class] - probs[0::2, self.target_class]
 
     # -- neighbourhoods ---------------------------------------------------------

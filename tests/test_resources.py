@@ -1,0 +1,105 @@
+"""One place decides what loads: ``describe()`` (what ``textattack-so resources`` prints) and the
+loaders agree for every slot, online and offline."""
+import pytest
+
+from textattack_secondorder import resources
+from textattack_secondorder.resources import loaders, resolution
+
+PUBLIC_LOADERS = {
+    "masked_lm": resources.load_word_proposer,
+    "causal_lm": resources.load_causal_lm,
+    "sentence_encoder": resources.load_sentence_encoder,
+    "synonyms": resources.load_synonyms,
+    "word_vectors": resources.load_word_vectors,
+}
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    """Every slot's builder records the value it is asked to build instead of loading it."""
+    built = {}
+
+    def recorder(slot):
+        def build(value, **kwargs):
+            built[slot] = value
+            return ("built", slot, value)
+
+        return build
+
+    for slot in resources.SLOTS:
+        monkeypatch.setitem(loaders.BUILDERS, slot, recorder(slot))
+        monkeypatch.delenv(resources.SLOTS[slot].env, raising=False)
+    return built
+
+
+def _agree(built):
+    rows = {r["slot"]: r for r in resources.describe()}
+    assert set(PUBLIC_LOADERS) == set(resources.SLOTS) == set(rows)
+    for slot, load in PUBLIC_LOADERS.items():
+        if not rows[slot]["available"]:  # what describe() reports missing, the loader refuses clearly
+            with pytest.raises(resources.ResourceError):
+                load()
+            continue
+        assert load() == ("built", slot, rows[slot]["resolves_to"]), slot
+        assert built[slot] == rows[slot]["resolves_to"]
+    return rows
+
+
+def test_describe_and_loaders_agree_online(recorded, monkeypatch):
+    monkeypatch.setattr(resolution, "hub_available", lambda: True)
+    rows = _agree(recorded)
+    for slot, s in resources.SLOTS.items():
+        assert rows[slot]["resolves_to"] == s.online and rows[slot]["origin"].startswith("default (online")
+
+
+def test_describe_and_loaders_agree_offline(recorded, monkeypatch):
+    monkeypatch.setattr(resolution, "hub_available", lambda: False)
+    monkeypatch.setattr(resolution, "in_hf_cache", lambda name: False)
+    rows = _agree(recorded)
+    for slot, s in resources.SLOTS.items():
+        if rows[slot]["available"]:
+            assert rows[slot]["resolves_to"] in (s.offline,) + s.alternatives
+
+
+def test_offline_but_cached_online_model_is_what_both_say(recorded, monkeypatch):
+    """The bug this layout removes: the hub down, distilbert in the HF cache -> both say distilbert."""
+    monkeypatch.setattr(resolution, "hub_available", lambda: False)
+    monkeypatch.setattr(resolution, "in_hf_cache", lambda name: name == "distilbert-base-uncased")
+    rows = _agree(recorded)
+    assert rows["masked_lm"]["resolves_to"] == "distilbert-base-uncased"
+    assert rows["causal_lm"]["resolves_to"] == resources.SLOTS["causal_lm"].offline
+
+
+def test_environment_and_argument_win(recorded, monkeypatch, tmp_path):
+    monkeypatch.setattr(resolution, "hub_available", lambda: False)
+    monkeypatch.setenv("TA_SO_SYNONYMS", str(tmp_path / "mine.json"))
+    row = {r["slot"]: r for r in resources.describe()}["synonyms"]
+    assert row["resolves_to"] == str(tmp_path / "mine.json") and row["origin"] == "environment ($TA_SO_SYNONYMS)"
+    assert resources.load_synonyms() == ("built", "synonyms", str(tmp_path / "mine.json"))
+    assert resources.load_synonyms("other.json") == ("built", "synonyms", "other.json")
+
+
+def test_real_offline_loads_match_describe(monkeypatch):
+    """Without fakes: the offline masked LM, synonym list and word vectors are what describe() names."""
+    for s in resources.SLOTS.values():
+        monkeypatch.delenv(s.env, raising=False)
+    monkeypatch.setattr(resolution, "in_hf_cache", lambda name: False)
+    rows = {r["slot"]: r for r in resources.describe()}
+    if rows["masked_lm"]["resolves_to"] != "minilm-mlm":
+        pytest.skip("offline MiniLM proposer not installed")
+    proposer = resources.load_word_proposer(device="cpu")
+    assert proposer.name == rows["masked_lm"]["resolves_to"]
+    table = resources.load_synonyms()
+    from textattack_secondorder.resources.synonyms import read_synonym_file
+
+    assert table is read_synonym_file(resources.data_path(rows["synonyms"]["resolves_to"]))
+
+
+def test_resources_command_prints_the_resolution(capsys):
+    from textattack_secondorder.cli import main
+
+    code = main(["resources"])
+    out = capsys.readouterr().out
+    for r in resources.describe():
+        assert r["slot"] in out and r["resolves_to"] in out
+    assert code in (0, 1)

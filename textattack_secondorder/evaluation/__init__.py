@@ -1,0 +1,1 @@
+"""Evaluations that are not TextAttack Metric subclasses: meaning preservation, flip capability, counterfactual bias, robustness index."""

@@ -1,0 +1,17 @@
+"""Counterfactual token bias ``B_{p,k}`` over natural neighbourhoods (docs/methods.md §1.6; Zhang et al. 2021, §4).
+
+* :mod:`.pairs` — protected pairs, the gendered-word blacklist, pronoun neutralization;
+* :mod:`.computation` — :class:`CounterfactualBias` (neighbourhoods, differences, resume) and
+  :func:`counterfactual_bias`, the one-call Python API;
+* :mod:`.result` — :class:`TokenBiasMetric` (per-source accumulator, mergeable), :func:`bootstrap_ci`,
+  :class:`BiasReport` and its ``save``;
+* :mod:`.report` — the PNG plots (``hist_k.png``, ``bias_vs_k.png``).
+"""
+from .computation import CounterfactualBias, counterfactual_bias
+from .pairs import gendered_words, load_pair_groups, parse_pairs
+from .result import BiasReport, TokenBiasMetric, bootstrap_ci
+
+__all__ = [
+    "BiasReport", "CounterfactualBias", "TokenBiasMetric", "bootstrap_ci", "counterfactual_bias", "gendered_words",
+    "load_pair_groups", "parse_pairs",
+]

@@ -1,0 +1,18 @@
+"""Single-word flip capability κ and robustness ρ (docs/methods.md §2.1; EUBA §2.2).
+
+* :mod:`.computation` — EUBA and brute-force flips, :func:`compute_flip_capability`;
+* :mod:`.result` — :class:`FlipCapability` (counts, merge, state) and
+  :class:`FlipCapabilityResult` (κ, ρ, save/load);
+* :mod:`.report` — the κ histogram and the printed summary.
+
+Importing this package does not import torch.
+"""
+from ...models.token_classifier import TokenClassifier
+from .computation import DEFAULT_M, brute_force_flips, compute_flip_capability, euba_flips
+from .report import format_summary, plot_histogram
+from .result import FlipCapability, FlipCapabilityResult
+
+__all__ = [
+    "DEFAULT_M", "FlipCapability", "FlipCapabilityResult", "TokenClassifier", "brute_force_flips",
+    "compute_flip_capability", "euba_flips", "format_summary", "plot_histogram",
+]

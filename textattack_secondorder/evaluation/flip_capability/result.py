@@ -1,0 +1,126 @@
+"""Result objects of flip capability κ and robustness ρ (docs/methods.md §2.1).
+
+:class:`FlipCapability` accumulates ``count[w, c]`` (sentences of class ``c`` flipped
+by word ``w``) over ``D+``; :class:`FlipCapabilityResult` carries κ, ρ and the
+settings, and is saved as JSON + CSV and reloaded.
+"""
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ...shared.files import atomic_write_text
+
+
+class FlipCapability:
+    """Accumulated counts ``count[w, c]`` (sentences of class c flipped by w) over ``D+``.
+
+    The metric object of κ/ρ: ``update`` with one sentence's flipping words,
+    ``merge`` shards computed separately, ``kappa``/``rho`` at any time.
+    """
+
+    def __init__(self, words, num_classes):
+        self.words = list(words)
+        self.counts = np.zeros((len(self.words), num_classes), dtype=np.int64)
+        self.num_correct = 0
+        self.num_examples = 0
+        self.queries = 0
+        self.seconds = 0.0
+
+    def update(self, flipped_word_indices, label, queries=0, seconds=0.0):
+        self.counts[np.asarray(list(flipped_word_indices), dtype=np.int64), label] += 1
+        self.num_correct += 1
+        self.queries += int(queries)
+        self.seconds += float(seconds)
+        return self
+
+    def merge(self, other):
+        if other.words != self.words:
+            raise ValueError("cannot merge flip capabilities computed over different vocabularies")
+        self.counts += other.counts
+        for k in ("num_correct", "num_examples", "queries", "seconds"):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+        return self
+
+    @property
+    def kappa(self):
+        return self.counts.sum(1) / max(self.num_correct, 1)
+
+    @property
+    def rho(self):
+        return float(1.0 - self.kappa.mean()) if self.words else float("nan")
+
+    def state(self):
+        return {"words": self.words, "counts": self.counts.tolist(), "num_correct": self.num_correct,
+                "num_examples": self.num_examples, "queries": self.queries, "seconds": self.seconds}
+
+    @classmethod
+    def from_state(cls, state):
+        obj = cls(state["words"], len(state["counts"][0]) if state["counts"] else 2)
+        obj.counts = np.array(state["counts"], dtype=np.int64).reshape(len(obj.words), -1)
+        for k in ("num_correct", "num_examples", "queries", "seconds"):
+            setattr(obj, k, state[k])
+        return obj
+
+
+@dataclass
+class FlipCapabilityResult:
+    """κ for every word, ρ, and the settings that produced them; saved as JSON + CSV and reloadable."""
+
+    metric: FlipCapability
+    settings: dict = field(default_factory=dict)
+
+    @property
+    def kappa(self):
+        return dict(zip(self.metric.words, self.metric.kappa.tolist()))
+
+    @property
+    def rho(self):
+        return self.metric.rho
+
+    def to_frame(self):
+        import pandas as pd
+
+        df = pd.DataFrame({"word": self.metric.words, "kappa": self.metric.kappa})
+        for c in range(self.metric.counts.shape[1]):
+            df[f"flips_class_{c}"] = self.metric.counts[:, c]
+        return df.sort_values(["kappa", "word"], ascending=[False, True], kind="stable").reset_index(drop=True)
+
+    def top(self, n=50):
+        return self.to_frame().head(n)
+
+    def top_words(self, n=50):
+        return self.top(n)["word"].tolist()
+
+    def summary(self):
+        m = self.metric
+        return {"rho": self.rho, "vocabulary": len(m.words), "correct": m.num_correct, "examples": m.num_examples,
+                "queries_per_sentence": m.queries / max(m.num_correct, 1),
+                "seconds_per_sentence": m.seconds / max(m.num_correct, 1)}
+
+    def save(self, path):
+        """Write ``path`` (JSON: settings, summary, state) and ``path`` with .csv (word, κ, per-class flips)."""
+        path = Path(path)
+        if path.suffix != ".json":
+            path = path.with_suffix(".json")
+        atomic_write_text(path, json.dumps({"settings": self.settings, "summary": self.summary(),
+                                            "state": self.metric.state()}))
+        atomic_write_text(path.with_suffix(".csv"), self.to_frame().to_csv(index=False))
+        return path
+
+    @classmethod
+    def load(cls, path):
+        path = Path(path)
+        if path.suffix == ".csv":
+            path = path.with_suffix(".json")
+        if not path.exists():
+            raise FileNotFoundError(f"no flip-capability file at {path}")
+        data = json.loads(path.read_text())
+        return cls(FlipCapability.from_state(data["state"]), data.get("settings", {}))
+
+    def plot_histogram(self, path):
+        """Histogram of κ with log-scale counts (PNG); see :func:`.report.plot_histogram`."""
+        from .report import plot_histogram
+
+        return plot_histogram(self, path)

@@ -1,0 +1,52 @@
+"""Reader of TextAttack's CSV attack logs for the meaning-preservation evaluation (docs/methods.md §3)."""
+import logging
+import re
+
+logger = logging.getLogger(__name__)
+
+# TextAttack's CSV logger marks changed words as [[word]] (color_method="file")
+_MARKERS = re.compile(r"\[\[(.*?)\]\]", re.DOTALL)
+SPLIT_TOKEN = "<SPLIT>"  # textattack.shared.AttackedText.SPLIT_TOKEN (multi-input texts)
+
+
+def strip_markers(text):
+    """Remove TextAttack's ``[[changed word]]`` markers (and multi-input ``<SPLIT>`` tokens) from a logged text."""
+    text = _MARKERS.sub(r"\1", str(text))
+    return text.replace(SPLIT_TOKEN, "\n")
+
+
+def read_attack_log(path, result_types=("Successful", "Failed", "Maximized")):
+    """Records of a TextAttack CSV attack log (``--log-to-csv``), markers stripped.
+
+    Args:
+        path: the CSV file.
+        result_types: rows kept by ``result_type`` (``None`` keeps all). Skipped rows
+            (the model was already wrong) are left out by default: they were not attacked.
+    Returns:
+        list of dicts with ``index`` (row in the log), ``result_type``, ``original_text``,
+        ``perturbed_text``, ``original_output``, ``perturbed_output``, ``ground_truth_output``.
+    """
+    import pandas as pd
+
+    df = pd.read_csv(path, keep_default_na=False)
+    needed = ["original_text", "perturbed_text", "original_output", "perturbed_output", "ground_truth_output",
+              "result_type"]
+    missing = [c for c in needed if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path} is not a TextAttack CSV attack log: missing column(s) {', '.join(missing)}")
+    keep = None if result_types is None else {str(t).lower() for t in result_types}
+    records = []
+    for i, row in enumerate(df.to_dict("records")):
+        if keep is not None and str(row["result_type"]).lower() not in keep:
+            continue
+        records.append({
+            "index": i,
+            "result_type": row["result_type"],
+            "original_text": strip_markers(row["original_text"]),
+            "perturbed_text": strip_markers(row["perturbed_text"]),
+            "original_output": row["original_output"],
+            "perturbed_output": row["perturbed_output"],
+            "ground_truth_output": row["ground_truth_output"],
+        })
+    logger.info("read %d of %d rows from %s", len(records), len(df), path)
+    return records

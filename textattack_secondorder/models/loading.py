@@ -1,0 +1,35 @@
+"""A TextAttack model wrapper from the names users type: demo victims, model folders, ``file.py^variable``."""
+import os
+
+MODEL_SPEC_HELP = (
+    "victim: a demo victim name (mr-cnn, mr-lstm, mr-bow, mr-minilm), a local Hugging Face model directory, "
+    "a hub model id (online), or a Python file defining `model` (a TextAttack ModelWrapper), as `file.py` "
+    "or `file.py^variable`"
+)
+
+
+def load_model_wrapper(spec, device=None, batch_size=64):
+    """A TextAttack ``ModelWrapper`` for ``spec`` (see ``MODEL_SPEC_HELP``)."""
+    from .victims import VICTIMS, load_model_and_tokenizer, load_victim
+    from .wrappers import SOModelWrapper
+
+    if not spec:
+        raise ValueError("no model given")
+    path, _, var = spec.partition("^")
+    if path.endswith(".py"):
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"model file {path!r} not found")
+        from textattack.shared.utils import load_module_from_file
+
+        module = load_module_from_file(path)
+        name = var or "model"
+        if not hasattr(module, name):
+            raise ValueError(f"{path} defines no variable {name!r} (a TextAttack ModelWrapper)")
+        return getattr(module, name)
+    if spec in VICTIMS:
+        return load_victim(spec, device=device, batch_size=batch_size)
+    if not os.path.isdir(spec) and spec.startswith("mr-"):
+        raise ValueError(f"unknown demo victim {spec!r}; valid: {', '.join(VICTIMS)}")
+    # a local Hugging Face directory (our saved victims included) or, online, a hub model id
+    model, tokenizer = load_model_and_tokenizer(spec)
+    return SOModelWrapper(model, tokenizer, device=device, batch_size=batch_size)

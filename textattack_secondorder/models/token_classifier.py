@@ -1,0 +1,109 @@
+"""Token-level view of a classifier: ids in, probabilities out, gradients at masked positions.
+
+Used by flip capability κ/ρ (EUBA needs gradients w.r.t. a masked position's embedding,
+docs/methods.md §2.2), SP-Defense's gradient augmentation and defense training. Works
+for Hugging Face classifiers and the package's word-level victims: anything with
+``get_input_embeddings()`` that accepts ``inputs_embeds``.
+"""
+import re
+
+import numpy as np
+
+from .prediction import predict_logits
+
+_LETTERS = re.compile(r"^[^\W\d_]+$")
+
+
+class TokenClassifier:
+    """Token-level view of a classifier for κ/ρ: ids in, probabilities out, gradients at masked positions.
+
+    Args:
+        model: a ``transformers`` model (or the package's word-level victim) accepting
+            ``input_ids``/``inputs_embeds`` and ``attention_mask``, returning ``.logits``.
+        tokenizer: its tokenizer.
+        batch_size: sequences per forward pass.
+        max_length: longer inputs are truncated.
+    """
+
+    def __init__(self, model, tokenizer, device=None, batch_size=256, max_length=128):
+        import torch
+
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.device = torch.device(device) if device else next(model.parameters()).device
+        self.model.to(self.device)
+        self.batch_size = int(batch_size)
+        self.max_length = int(max_length)
+        self.special_ids = set(tokenizer.all_special_ids)
+        for name in ("mask_token_id", "unk_token_id", "pad_token_id"):
+            tid = getattr(tokenizer, name, None)
+            if tid is not None:
+                self.mask_id = int(tid)
+                break
+        else:
+            raise ValueError("tokenizer has no mask, unknown or padding token to stand for a masked position")
+
+    @classmethod
+    def from_model_wrapper(cls, model_wrapper, **kwargs):
+        model, tok = getattr(model_wrapper, "model", None), getattr(model_wrapper, "tokenizer", None)
+        if model is None or tok is None or not hasattr(model, "get_input_embeddings"):
+            raise TypeError(
+                "κ/ρ need gradients: pass a model wrapper with a PyTorch `model` (with get_input_embeddings()) "
+                f"and a Hugging Face `tokenizer`; got {type(model_wrapper).__name__}"
+            )
+        return cls(model, tok, **kwargs)
+
+    # -- vocabulary and inputs --------------------------------------------------
+    def vocabulary(self):
+        """``(ids, words)`` of the single-token, letters-only vocabulary entries."""
+        vocab = self.tokenizer.get_vocab()
+        items = sorted((i, w) for w, i in vocab.items() if i not in self.special_ids and _LETTERS.match(w))
+        return np.array([i for i, _ in items], dtype=np.int64), [w for _, w in items]
+
+    def encode(self, text):
+        """Token ids (with special tokens) and the positions that may be substituted."""
+        ids = self.tokenizer(text, truncation=True, max_length=self.max_length)["input_ids"]
+        positions = [k for k, t in enumerate(ids) if t not in self.special_ids]
+        return ids, positions
+
+    def predict(self, id_rows):
+        """Probabilities for equal-length id rows (a 2-D LongTensor), in batches."""
+        import torch
+
+        out = []
+        with torch.no_grad():
+            for s in range(0, len(id_rows), self.batch_size):
+                batch = id_rows[s : s + self.batch_size].to(self.device)
+                logits = self.model(input_ids=batch, attention_mask=torch.ones_like(batch)).logits
+                out.append(torch.softmax(logits.float(), -1).cpu())
+        return torch.cat(out) if out else torch.zeros((0, 0))
+
+    def predict_texts(self, texts):
+        """Probabilities for texts (padded to the longest in each batch)."""
+        import torch
+
+        logits = predict_logits(self.model, self.tokenizer, list(texts), batch_size=self.batch_size,
+                                max_length=self.max_length, device=self.device)
+        return torch.softmax(logits, -1).numpy()
+
+    def embedding_matrix(self):
+        return self.model.get_input_embeddings().weight.detach()
+
+    def masked_gradients(self, ids, positions, label):
+        """``log f(y|s_k)`` and ``∇_{e_mask} log f(y|s_k)`` for the ``l`` masked copies, one batched pass."""
+        import torch
+
+        emb = self.model.get_input_embeddings()
+        base = torch.tensor(ids, device=self.device)
+        logps, grads = [], []
+        for s in range(0, len(positions), self.batch_size):
+            pos = torch.tensor(positions[s : s + self.batch_size], device=self.device)
+            rows = base.repeat(len(pos), 1)
+            rows[torch.arange(len(pos)), pos] = self.mask_id
+            embeds = emb(rows).detach().requires_grad_(True)
+            logits = self.model(inputs_embeds=embeds, attention_mask=torch.ones_like(rows)).logits
+            logp = torch.log_softmax(logits.float(), -1)[:, label]
+            (g,) = torch.autograd.grad(logp.sum(), embeds)
+            logps.append(logp.detach().cpu())
+            grads.append(g[torch.arange(len(pos)), pos].detach().cpu())
+        return torch.cat(logps).numpy().astype(np.float64), torch.cat(grads).numpy().astype(np.float64)

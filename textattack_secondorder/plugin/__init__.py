@@ -1,0 +1,28 @@
+"""TextAttack glue: the start-up hook's callbacks, the recipe registry and our extensions of TextAttack.
+
+* :mod:`.hook` — what ``textattack_secondorder_hook`` calls around ``import textattack``;
+* :mod:`.registry` — our recipes in TextAttack's ``--recipe`` tables, built from the recipe classes;
+  :func:`~.registry.build_attack` builds any recipe by name;
+* :mod:`.recipe_params` — ``NAME^param=value`` parsing and the table that lets it through argparse;
+* :mod:`.extensions` — extra CSV columns and summary rows in TextAttack's attack loop.
+
+Imports run one way: hook -> registry/extensions -> the library. Nothing here imports the CLI.
+"""
+
+
+def register():
+    """Add this package's recipes and extensions to TextAttack (imports TextAttack).
+
+    Returns TextAttack's attack recipe table.
+    """
+    from .hook import add_nltk_data_path
+
+    add_nltk_data_path()
+    import textattack  # noqa: F401
+
+    from .extensions import extend_textattack
+    from .registry import install_tables
+
+    table = install_tables()
+    extend_textattack()
+    return table

