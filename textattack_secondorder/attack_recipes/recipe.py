@@ -1,5 +1,67 @@
-"""Base class of our recipes: named parameters with paper defaults and a clear error for unknown ones."""
+"""Base class of our recipes: named parameters with paper defaults, checked, and the input guard (docs/methods.md §6)."""
 from textattack.attack_recipes import AttackRecipe
+
+from ..resources.resolution import ResourceError
+
+# What each numeric or string parameter allows, by name (the same name means the same thing in every
+# recipe): (lowest, highest) inclusive (None = unbounded), or a tuple of allowed values under "choices".
+LIMITS = {
+    "beam_width": (1, None), "max_depth": (1, None), "query_budget": (1, None), "max_candidates": (1, None),
+    "top_m": (1, None), "max_successes": (1, None), "query_batch_size": (1, None), "pop_size": (1, None),
+    "max_iters": (1, None), "kappa_examples": (1, None), "kappa_m": (1, None), "kappa": (1, None),
+    "delta": (0, None), "similarity_threshold": (-1, 1), "max_percent": (0, 1),
+}
+CHOICES = {
+    "weighting": ("paper", "code"),
+    "wir_method": ("unk", "delete", "weighted-saliency", "gradient", "random"),
+    "masked_lm_dtype": (None, "float32", "fp32", "bfloat16", "bf16", "float16", "fp16", "auto"),
+}
+# Parameters whose default is a number but that also take None; parameters that also take an object
+# (a torch dtype) besides their choices.
+NONE_ALLOWED = {"similarity_threshold"}
+OBJECTS_ALLOWED = {"masked_lm_dtype"}
+
+
+class RecipeParameterError(ValueError):
+    """A recipe parameter that is unknown or has a value that is not allowed (one line: recipe, parameter,
+    value, what is allowed)."""
+
+
+def _kind(default):
+    if isinstance(default, bool):
+        return (bool,), "true or false"
+    if isinstance(default, int):
+        return (int,), "an integer"
+    if isinstance(default, float):
+        return (int, float), "a number"
+    if isinstance(default, str):
+        return (str,), "a string"
+    return None, None
+
+
+def check_value(recipe, name, value, default):
+    """Raise :class:`RecipeParameterError` when ``value`` is not allowed for parameter ``name``."""
+    def bad(allowed):
+        return RecipeParameterError(f"recipe '{recipe}': {name}={value!r} is not allowed: {allowed}")
+
+    if value is None and (default is None or name in NONE_ALLOWED or None in CHOICES.get(name, ())):
+        return
+    if name in CHOICES:
+        if name in OBJECTS_ALLOWED and not isinstance(value, str):
+            return
+        if value not in CHOICES[name]:
+            raise bad("choose one of " + ", ".join(map(repr, CHOICES[name])))
+        return
+    types, words = _kind(default)
+    if types is None:
+        return
+    if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+        raise bad(f"must be {words}" + (" or None" if name in NONE_ALLOWED else ""))
+    if name in LIMITS and not isinstance(value, (bool, str)):
+        lo, hi = LIMITS[name]
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            rng = f">= {lo}" if hi is None else f"between {lo} and {hi}"
+            raise bad(f"must be {words} {rng}")
 
 
 class SORecipe(AttackRecipe):
@@ -23,18 +85,38 @@ class SORecipe(AttackRecipe):
     def check_params(cls, params):
         unknown = sorted(set(params) - set(cls.PARAMS))
         if unknown:
-            valid = "\n".join(f"  {k} (default {v[0]!r}): {v[1]}" for k, v in cls.PARAMS.items())
-            raise ValueError(
+            valid = ", ".join(f"{k} (default {v[0]!r})" for k, v in cls.PARAMS.items())
+            raise RecipeParameterError(
                 f"Unknown parameter(s) {', '.join(map(repr, unknown))} for recipe '{cls.name}'. "
-                f"Valid parameters:\n{valid}"
+                f"Valid parameters: {valid}"
             )
+        for k, v in params.items():
+            check_value(cls.name, k, v, cls.PARAMS[k][0])
         settings = cls.defaults()
         settings.update(params)
         return settings
 
     @classmethod
     def build(cls, model_wrapper, **params):
-        return cls._build(model_wrapper, **cls.check_params(params))
+        """The attack, with the input guard in front of it (docs/methods.md §6).
+
+        Raises :class:`RecipeParameterError` for a parameter that is unknown, of the wrong type
+        or out of range, or that names a file that cannot be read; ``ResourceError`` when a
+        resource slot cannot be filled.
+        """
+        from .input_guard import guard_attack
+
+        settings = cls.check_params(params)
+        try:
+            attack = cls._build(model_wrapper, **settings)
+        except RecipeParameterError:
+            raise
+        except ResourceError as e:
+            raise ResourceError(f"recipe '{cls.name}': {e}") from e
+        except (OSError, ValueError) as e:  # e.g. a file named by a parameter is missing or malformed
+            given = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "default parameters"
+            raise RecipeParameterError(f"recipe '{cls.name}' ({given}): {type(e).__name__}: {e}") from e
+        return guard_attack(attack, cls.name)
 
     @classmethod
     def _build(cls, model_wrapper, **params):  # pragma: no cover - abstract

@@ -230,7 +230,24 @@ class SPDefenseAugmenter:
         return self.clf.predict_texts(texts).argmax(1).tolist()
 
     def augment_examples(self, examples, modes=None):
-        """``[(text, label)] -> [(augmented_text, label, mode)]`` — one augmentation per example, label kept."""
+        """``[(text, label)] -> [(augmented_text, label, mode)]`` — one augmentation per example, label kept.
+
+        A row whose text cannot be augmented (docs/methods.md §6: empty, control characters, no
+        words, ...) comes back unchanged with mode ``"skipped"``; ``self.skip_reasons`` maps its
+        index to the reason.
+        """
+        from ..shared.inputs import bad_text_reason
+
+        self.skip_reasons = {i: r for i, (t, _) in enumerate(examples) if (r := bad_text_reason(t))}
+        if self.skip_reasons:
+            good = [i for i in range(len(examples)) if i not in self.skip_reasons]
+            done = self.augment_examples([examples[i] for i in good],
+                                         None if modes is None else [modes[i] for i in good]) if good else []
+            reasons, out = self.skip_reasons, [(t, y, "skipped") for t, y in examples]
+            for i, row in zip(good, done):
+                out[i] = row
+            self.skip_reasons = reasons
+            return out
         texts = [t for t, _ in examples]
         labels = [y for _, y in examples]
         if any(y is None for y in labels) and self.clf is not None:
@@ -263,7 +280,10 @@ class SPDefenseAugmenter:
         """Augmented versions of ``text`` (TextAttack's augmenter interface)."""
         outs = []
         for _ in range(self.transformations_per_example):
-            new, _, _ = self.augment_examples([(text, label)])[0]
+            new, _, mode = self.augment_examples([(text, label)])[0]
+            if mode == "skipped":
+                logger.warning("sp-defense: not augmenting %r: %s", str(text)[:60], self.skip_reasons[0])
+                return outs
             if new != text and new not in outs:
                 outs.append(new)
         return outs

@@ -9,6 +9,26 @@ import argparse
 import importlib
 import sys
 
+# Errors that mean a bad parameter, resource or victim: one line and exit code 2, no traceback
+# (checked by name in the modules already imported, so that printing one imports nothing).
+USER_ERRORS = {
+    "textattack_secondorder.attack_recipes.recipe": "RecipeParameterError",
+    "textattack_secondorder.models.probe": "ModelProbeError",
+    "textattack_secondorder.resources.resolution": "ResourceError",
+    "textattack_secondorder.plugin.extensions": "UsageError",
+}
+
+
+def is_user_error(error):
+    return any(isinstance(error, getattr(sys.modules[m], c)) for m, c in USER_ERRORS.items() if m in sys.modules)
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """Argument parser whose errors are one line on stderr (exit code 2), without the usage block."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
 # module name (in textattack_secondorder.cli) for each sub-command group
 SUBCOMMAND_MODULES = [
     "textattack_passthrough",  # attack / augment / list ... through the stock TextAttack CLI
@@ -24,7 +44,7 @@ SUBCOMMAND_MODULES = [
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="textattack-so",
         description="textattack-secondorder: second-order and single-word attacks, metrics and defenses "
         "for TextAttack. `attack`, `augment` and `list` run the stock TextAttack commands with this "
@@ -56,5 +76,11 @@ def main(argv=None):
     if not hasattr(args, "func"):
         parser.print_help()
         return 2
-    result = args.func(args)
+    try:
+        result = args.func(args)
+    except Exception as e:  # noqa: BLE001 - only user errors are caught, the rest is re-raised
+        if not is_user_error(e):
+            raise
+        print(f"textattack-so {args.command}: error: {e}", file=sys.stderr)
+        return 2
     return 0 if result is None else int(result)

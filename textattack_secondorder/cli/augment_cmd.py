@@ -47,15 +47,22 @@ def run(args):
 
     examples = list(zip(df[args.text_column].tolist(), labels))
     augmented = []
+    skipped = {}
     for _ in tqdm(range(args.transformations_per_example), desc="sp-augment passes"):
         augmented.append(aug.augment_examples(examples))
+        skipped = aug.skip_reasons
     for i, row in enumerate(df.to_dict(orient="records")):
+        if i in skipped:  # bad input (docs/methods.md §6): kept as it is, with the reason
+            rows.append(dict(row, augmentation="original", skip_reason=skipped[i]))
+            continue
         if not args.exclude_original:
-            rows.append(dict(row, augmentation="original"))
+            rows.append(dict(row, augmentation="original", skip_reason=""))
         for batch in augmented:
             text, _, mode = batch[i]
-            rows.append(dict(row, **{args.text_column: text, "augmentation": mode}))
-    out = pd.DataFrame(rows, columns=list(df.columns) + ["augmentation"])
+            rows.append(dict(row, **{args.text_column: text, "augmentation": mode, "skip_reason": ""}))
+    out = pd.DataFrame(rows, columns=list(df.columns) + ["augmentation", "skip_reason"])
     atomic_write_text(args.output_csv, out.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC))
     print(f"wrote {len(out)} rows ({len(df)} inputs, mode {aug.mode}) to {args.output_csv}")
+    if skipped:
+        print(f"skipped {len(skipped)} row(s) for bad input (kept unchanged, reason in column skip_reason)")
     return 0

@@ -1,7 +1,7 @@
 """``textattack-so bias``: counterfactual token bias B_{p,k} over natural neighbourhoods (Zhang et al. 2021, §4)."""
 from ..datasets.examples import load_examples
 from ..models.loading import load_model_wrapper as load_model
-from .common import add_dataset_args, add_model_args
+from .common import add_dataset_args, add_model_args, screen_rows, write_skipped
 
 
 def add_parser(subparsers):
@@ -36,8 +36,9 @@ def run(args):
     from ..transformations.neighborhood import WordSwapNeighborhood
 
     model = load_model(args.model, args.device, args.model_batch_size)
-    texts = [t for t, _ in load_examples(args.dataset, args.split, args.text_column, args.label_column,
-                                         args.num_examples)]
+    examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
+    good, skipped = screen_rows(examples, model, labelled=False)
+    texts = [t for t, _ in good]
     bias = CounterfactualBias(
         model, WordSwapNeighborhood(args.masked_lm, device=args.device), target_class=args.target_class,
         max_k=args.max_k, sample_size=args.sample_size, sample_from_k=args.sample_from_k,
@@ -45,6 +46,7 @@ def run(args):
         batch_size=args.model_batch_size, seed=args.seed, n_boot=args.bootstrap,
     )
     report = bias.run(texts, args.pairs, out_dir=args.out)
+    write_skipped(skipped, f"{args.out}/skipped_rows.csv")
     import pandas as pd
 
     with pd.option_context("display.width", 140, "display.max_rows", 500):
@@ -52,5 +54,6 @@ def run(args):
     print("\ncounts (#original at k=0, #perturbed at k=max):")
     for pair, c in report.counts.items():
         print(f"  {pair:24s} {c['original']:6d} {c['perturbed']:8d}")
-    print(f"\nwrote {args.out}/bias_table.csv, bias_sentences.csv, bias_summary.json, hist_k.png, bias_vs_k.png")
+    print(f"\nrows skipped for bad input: {len(skipped)}")
+    print(f"wrote {args.out}/bias_table.csv, bias_sentences.csv, bias_summary.json, hist_k.png, bias_vs_k.png")
     return 0

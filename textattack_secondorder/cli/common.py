@@ -1,4 +1,6 @@
 """Shared command-line arguments: the victim model and the texts, named the way TextAttack users name them."""
+import argparse
+
 from ..datasets.examples import DATASET_SPEC_HELP as DATASET_HELP
 from ..models.loading import MODEL_SPEC_HELP as MODEL_HELP
 
@@ -6,7 +8,7 @@ from ..models.loading import MODEL_SPEC_HELP as MODEL_HELP
 def add_model_args(parser):
     parser.add_argument("--model", required=True, help=MODEL_HELP)
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: TextAttack's device)")
-    parser.add_argument("--model-batch-size", type=int, default=64, help="texts per model call")
+    parser.add_argument("--model-batch-size", type=positive_int, default=64, help="texts per model call")
 
 
 def add_dataset_args(parser, default_split="test"):
@@ -14,4 +16,53 @@ def add_dataset_args(parser, default_split="test"):
     parser.add_argument("--split", default=default_split, help="split of a named dataset (train/test)")
     parser.add_argument("--text-column", default="text", help="CSV column holding the text")
     parser.add_argument("--label-column", default="label", help="CSV column holding the label")
-    parser.add_argument("--num-examples", type=int, default=None, help="use the first N examples")
+    parser.add_argument("--num-examples", type=non_negative_int, default=None, help="use the first N examples")
+
+
+def _int_at_least(lowest):
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not allowed: must be a whole number >= {lowest}") from None
+        if value < lowest:
+            raise argparse.ArgumentTypeError(f"{value} is not allowed: must be a whole number >= {lowest}")
+        return value
+
+    parse.__name__ = f"int >= {lowest}"
+    return parse
+
+
+non_negative_int = _int_at_least(0)
+positive_int = _int_at_least(1)
+
+
+def screen_rows(examples, model=None, labelled=True):
+    """Probe the victim once, then drop the rows that cannot be used (docs/methods.md §6) and say so.
+
+    Returns ``(good [(text, label)], skipped [(row, text, label, reason)])``; a victim with unusable
+    outputs raises ``ModelProbeError`` (one line, exit code 2).
+    """
+    from ..models.probe import probe_model
+    from ..shared.inputs import bad_text_reason, screen_examples, skipped_summary
+
+    num_classes = None
+    if model is not None:
+        num_classes = probe_model(model, [t for t, _ in examples if not bad_text_reason(t)][:2])
+    good, skipped = screen_examples(examples, num_classes, labelled=labelled)
+    if skipped:
+        kinds = ", ".join(f"{k} {n}" for k, n in skipped_summary(skipped).items())
+        print(f"skipping {len(skipped)} of {len(examples)} rows for bad input ({kinds})")
+    return [(t, y) for _, t, y in good], skipped
+
+
+def write_skipped(skipped, path):
+    """Write the skipped rows (with ``skip_reason``) to ``path`` when there are any; returns the path or None."""
+    if not skipped:
+        return None
+    from ..shared.files import atomic_write_text
+    from ..shared.inputs import skipped_rows_csv
+
+    atomic_write_text(path, skipped_rows_csv(skipped))
+    print(f"wrote the {len(skipped)} skipped row(s) and their reasons to {path}")
+    return path

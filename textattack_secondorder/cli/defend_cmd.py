@@ -1,7 +1,7 @@
 """``textattack-so defend``: fine-tune a classifier with SP-Defense (or the Rand baseline) and save it."""
 from ..datasets.examples import load_examples
 from ..models.loading import load_model_wrapper as load_model
-from .common import add_dataset_args, add_model_args
+from .common import add_dataset_args, add_model_args, screen_rows, write_skipped
 
 
 def add_parser(subparsers):
@@ -27,6 +27,7 @@ def run(args):
 
     model = load_model(args.model, args.device, args.model_batch_size)
     train = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
+    train, skipped = screen_rows(train, model)
     test = load_examples(args.dataset, "test") if args.dataset == "mr" else None
 
     def acc():
@@ -42,8 +43,10 @@ def run(args):
     after = acc()
     info = {"base_model": args.model, "defense": args.defense, "steps": args.steps, "batch_size": args.batch_size,
             "train_embeddings": not args.freeze_embeddings,
-            "seconds": seconds, "test_accuracy_before": before, "test_accuracy_after": after}
+            "seconds": seconds, "test_accuracy_before": before, "test_accuracy_after": after,
+            "rows skipped for bad input": len(skipped)}
     save_model(model, args.out, info)
+    write_skipped(skipped, f"{args.out}/skipped_rows.csv")
     print(f"{args.defense}: {args.steps} steps in {seconds:.1f} s; test accuracy "
           f"{'n/a' if before is None else f'{before:.4f}'} -> {'n/a' if after is None else f'{after:.4f}'}; saved {args.out}")
     return 0

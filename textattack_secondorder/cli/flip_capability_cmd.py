@@ -3,7 +3,7 @@ from pathlib import Path
 
 from ..datasets.examples import load_examples
 from ..models.loading import load_model_wrapper as load_model
-from .common import add_dataset_args, add_model_args
+from .common import add_dataset_args, add_model_args, screen_rows, write_skipped
 
 
 def add_parser(subparsers):
@@ -31,8 +31,9 @@ def run(args):
 
     model = load_model(args.model, args.device, args.model_batch_size)
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
-    if any(label is None for _, label in examples):
+    if examples and all(label is None for _, label in examples):
         raise SystemExit("flip capability needs labelled examples (a CSV with a label column, or 'mr')")
+    examples, skipped = screen_rows(examples, model)
     name = Path(args.model.split("^")[0]).stem or args.model
     out = Path(args.out or f"results/kappa_{name}_{args.split}.json")
     method = "brute" if args.exact else "euba"
@@ -40,8 +41,10 @@ def run(args):
     result = compute_flip_capability(
         model, examples, method=method, m=m, batch_size=args.model_batch_size, device=args.device,
         checkpoint=out.with_suffix(".partial.json"), vocab_limit=args.vocab_limit,
-        settings={"model": args.model, "data": f"{args.dataset}:{args.split}[:{len(examples)}]"},
+        settings={"model": args.model, "data": f"{args.dataset}:{args.split}[:{len(examples) + len(skipped)}]",
+                  "rows skipped for bad input": len(skipped)},
     )
+    write_skipped(skipped, out.with_suffix(".skipped.csv"))
     result.save(out)
     result.plot_histogram(out.with_suffix(".png"))
     star = "*" if args.split == "test" else ""

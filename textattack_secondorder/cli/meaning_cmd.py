@@ -57,7 +57,8 @@ def run(args):
         raise SystemExit("meaning: give either --log or the seq2seq files, not both")
     if args.log:
         types = None if args.include_skipped else ("Successful", "Failed", "Maximized")
-        records = mp.read_attack_log(args.log, result_types=types)
+        skipped = []
+        records = mp.read_attack_log(args.log, result_types=types, skipped=skipped)
         rows = mp.evaluate_classification(records)
         target_name = "label agreement, 0/1"
         default_out = Path(args.log).with_suffix(".meaning.csv")
@@ -77,6 +78,10 @@ def run(args):
         counts = pd.Series([r["result_type"] for r in rows]).value_counts().to_dict() if rows else {}
         print("result types judged: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "none"))
         summary["result_types"] = counts
+        summary["rows skipped for bad input"] = len(skipped)
+        if skipped:
+            print(f"rows skipped for bad input (not judged, reason in skip_reason): {len(skipped)}")
+            rows = rows + skipped
     out = Path(args.output) if args.output else default_out
     atomic_write_text(out, pd.DataFrame(rows).to_csv(index=False))
     summary_path = out.with_suffix(".summary.json")

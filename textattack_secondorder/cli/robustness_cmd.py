@@ -11,7 +11,7 @@ import time
 
 from ..datasets.examples import load_examples
 from ..models.loading import load_model_wrapper as load_model
-from .common import add_dataset_args, add_model_args
+from .common import add_dataset_args, add_model_args, screen_rows, write_skipped
 
 logger = logging.getLogger(__name__)
 
@@ -117,8 +117,10 @@ def run(args):
                                   args.model_batch_size, settings)
     else:
         examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
+        examples, skipped = screen_rows(examples, model)
+        write_skipped(skipped, f"{args.out}/skipped_rows.csv")
         settings.update({"dataset": args.dataset, "split": args.split, "examples": len(examples),
-                         "seed": args.seed})
+                         "rows skipped for bad input": len(skipped), "seed": args.seed})
         perturbations, skipped = _perturbations(args, examples, model)
         if not perturbations:
             raise SystemExit("robustness: no perturbation level could be built")

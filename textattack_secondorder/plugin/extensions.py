@@ -1,69 +1,230 @@
-"""Two small extensions of TextAttack's attack loop, installed when ``textattack`` is imported.
+"""Small extensions of TextAttack's attack loop, installed when ``textattack`` is imported.
 
 * ``CSVLogger``: a result whose ``perturbed_result`` has ``log_fields()`` (ours:
   patch pair, x̃0, x̃0 ⊕ p, both predictions, perturbed words, seconds) adds
-  those columns to the row, so ``--log-to-csv`` files load into pandas with
-  everything in them. Other results log exactly as before.
+  those columns to the row; a result of a guarded recipe adds ``skip_reason`` and
+  ``input_note`` (docs/methods.md §6). Other results log exactly as before.
 * ``Attacker.attack_dataset``: an attack with a ``summary_metrics`` dict (our
   recipes set it) adds those rows to the summary table, as ``AttackArgs(metrics=...)``
-  would; TextAttack's command line has no flag for that.
+  would; TextAttack's command line has no flag for that. For a guarded attack it also
+  resets the guard's duplicate check and reads rows so that one that cannot be read is
+  skipped with the reason instead of ending the run.
+* Weak spots (docs/methods.md §6): ``AttackResult.diff_color`` falls back to plain text when
+  ``langdetect`` finds no letters (it raised ``LangDetectException`` and lost the whole CSV
+  log); the summary's average queries and perturbed-word % are 0 instead of NaN with a
+  "Mean of empty slice" warning when every row was skipped or nothing succeeded.
+* ``textattack attack`` / ``augment``: a bad recipe parameter, resource, victim or
+  ``--num-examples`` prints one line naming it and exits with code 2, without a traceback;
+  our recipes' ``NAME^params`` are checked before the model is loaded.
 
-Both are idempotent and leave TextAttack's behaviour unchanged for its own recipes.
+All are idempotent and leave TextAttack's behaviour unchanged for its own recipes otherwise.
 """
 import functools
 import json
+import sys
+from collections import OrderedDict
+
+from .recipe_params import SPLIT, parse_recipe_params
 
 # Summary rows added to every run of this process (``textattack-so attack --asr1`` fills it).
 EXTRA_METRICS = {}
 
 
+class UsageError(ValueError):
+    """A command-line value that is not allowed (one line, exit code 2)."""
+
+
+def user_errors():
+    """Exceptions that mean a bad parameter, resource or victim: one line and exit code 2, no traceback."""
+    from ..attack_recipes.recipe import RecipeParameterError
+    from ..models.probe import ModelProbeError
+    from ..resources.resolution import ResourceError
+
+    return (UsageError, RecipeParameterError, ResourceError, ModelProbeError)
+
+
+def _once(owner, attr, make):
+    original = getattr(owner, attr)
+    if getattr(original, "_secondorder", False):
+        return
+    wrapped = functools.wraps(original)(make(original))
+    wrapped._secondorder = True
+    setattr(owner, attr, wrapped)
+
+
 def _extend_csv_logger():
     from textattack.loggers import CSVLogger
 
-    if getattr(CSVLogger.log_attack_result, "_secondorder", False):
-        return
-    original = CSVLogger.log_attack_result
+    def make(original):
+        def log_attack_result(self, result):
+            original(self, result)
+            fields = getattr(result.perturbed_result, "log_fields", None)
+            guarded = hasattr(result, "skip_kind")
+            if fields is None and not guarded:
+                return
+            import pandas as pd
 
-    @functools.wraps(original)
-    def log_attack_result(self, result):
-        original(self, result)
-        fields = getattr(result.perturbed_result, "log_fields", None)
-        if fields is None:
-            return
-        import pandas as pd
+            row = self.row_list[-1]
+            for k, v in (fields() if fields else {}).items():
+                row[k] = json.dumps(v) if isinstance(v, (list, dict)) else v
+            if guarded:
+                row["skip_reason"] = result.skip_reason or ""
+                row["input_note"] = result.input_note or ""
+            self.df = pd.DataFrame.from_records(self.row_list)
 
-        row = self.row_list[-1]
-        for k, v in fields().items():
-            row[k] = json.dumps(v) if isinstance(v, (list, dict)) else v
-        self.df = pd.DataFrame.from_records(self.row_list)
+        return log_attack_result
 
-    log_attack_result._secondorder = True
-    CSVLogger.log_attack_result = log_attack_result
+    _once(CSVLogger, "log_attack_result", make)
+
+
+def _extend_diff_color():
+    from langdetect.lang_detect_exception import LangDetectException
+    from textattack.attack_results import AttackResult
+
+    def make(original):
+        def diff_color(self, color_method=None):
+            try:
+                return original(self, color_method)
+            except LangDetectException:  # no letters to detect a language from: nothing to colour either
+                return (self.original_result.attacked_text.printable_text(),
+                        self.perturbed_result.attacked_text.printable_text())
+
+        return diff_color
+
+    _once(AttackResult, "diff_color", make)
+
+
+def _extend_summary_metrics():
+    from textattack.metrics.attack_metrics import AttackQueries, WordsPerturbed
+
+    def make_queries(original):
+        def avg_num_queries(self):
+            return 0.0 if self.num_queries.size == 0 else original(self)
+
+        return avg_num_queries
+
+    def make_perc(original):
+        def avg_perturbation_perc(self):
+            if not (self.perturbed_word_percentages > 0).any():
+                self.perturbed_word_percentages = self.perturbed_word_percentages[:0]
+                return 0.0
+            return original(self)
+
+        return avg_perturbation_perc
+
+    _once(AttackQueries, "avg_num_queries", make_queries)
+    _once(WordsPerturbed, "avg_perturbation_perc", make_perc)
+
+
+class RowsReadSafely:
+    """View of a dataset for a guarded attack: a row that cannot be read becomes an empty
+    :class:`~textattack_secondorder.shared.inputs.UnreadableRow` text (skipped with the reason)."""
+
+    def __init__(self, dataset):
+        self._dataset = dataset
+
+    def __len__(self):
+        return len(self._dataset)
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name == "_dataset":
+            raise AttributeError(name)
+        return getattr(self._dataset, name)
+
+    def __getitem__(self, i):
+        from ..shared.inputs import UnreadableRow
+
+        try:
+            return self._dataset[i]
+        except IndexError:
+            raise
+        except Exception as e:  # noqa: BLE001 - a bad row is skipped, not fatal
+            columns = getattr(self._dataset, "input_columns", None) or ["text"]
+            reason = UnreadableRow(f"row could not be read: {type(e).__name__}: {e}")
+            return OrderedDict((c, reason) for c in columns), None
 
 
 def _extend_attacker():
     from textattack import Attacker
 
-    if getattr(Attacker.attack_dataset, "_secondorder", False):
-        return
-    original = Attacker.attack_dataset
+    def make(original):
+        def attack_dataset(self):
+            extra = dict(EXTRA_METRICS)
+            extra.update(getattr(self.attack, "summary_metrics", None) or {})
+            if extra:
+                merged = dict(extra)
+                merged.update(self.attack_args.metrics or {})
+                self.attack_args.metrics = merged
+                if self.attack_log_manager is not None:
+                    self.attack_log_manager.metrics = merged
+            guard = getattr(self.attack, "input_guard", None)
+            if guard is not None:
+                guard.reset()
+                if not isinstance(self.dataset, RowsReadSafely):
+                    self.dataset = RowsReadSafely(self.dataset)
+            return original(self)
 
-    @functools.wraps(original)
-    def attack_dataset(self):
-        extra = dict(EXTRA_METRICS)
-        extra.update(getattr(self.attack, "summary_metrics", None) or {})
-        if extra:
-            merged = dict(extra)
-            merged.update(self.attack_args.metrics or {})
-            self.attack_args.metrics = merged
-            if self.attack_log_manager is not None:
-                self.attack_log_manager.metrics = merged
-        return original(self)
+        return attack_dataset
 
-    attack_dataset._secondorder = True
-    Attacker.attack_dataset = attack_dataset
+    _once(Attacker, "attack_dataset", make)
+
+
+def check_recipe_argument(recipe):
+    """``recipe`` with its parameters checked and written as Python literals (for TextAttack's ``eval``).
+
+    Only our recipes' ``NAME^params`` are touched; raises ``UsageError`` or ``RecipeParameterError``.
+    """
+    if not isinstance(recipe, str) or SPLIT not in recipe:
+        return recipe
+    name, params = recipe.split(SPLIT, 1)
+    from .registry import attack_recipes, augmentation_recipes
+
+    cls = attack_recipes().get(name) or augmentation_recipes().get(name)
+    if cls is None:
+        return recipe
+    try:
+        parsed = parse_recipe_params(params)
+    except ValueError as e:
+        raise UsageError(f"--recipe {recipe!r}: {e}") from None
+    if hasattr(cls, "check_params"):
+        cls.check_params(parsed)
+    return name + SPLIT + ",".join(f"{k}={v!r}" for k, v in parsed.items())
+
+
+def _check_command_args(args):
+    n = getattr(args, "num_examples", None)
+    if isinstance(n, int) and n < -1:
+        raise UsageError(f"--num-examples={n} is not allowed: must be >= 0 (or -1 for every example)")
+    offset = getattr(args, "num_examples_offset", None)
+    if isinstance(offset, int) and offset < 0:
+        raise UsageError(f"--num-examples-offset={offset} is not allowed: must be >= 0")
+    for attr in ("attack_recipe", "recipe"):
+        if isinstance(getattr(args, attr, None), str):
+            setattr(args, attr, check_recipe_argument(getattr(args, attr)))
+
+
+def _extend_commands():
+    from textattack.commands.attack_command import AttackCommand
+    from textattack.commands.augment_command import AugmentCommand
+
+    def make(original):
+        def run(self, args):
+            try:
+                _check_command_args(args)
+                return original(self, args)
+            except user_errors() as e:
+                print(f"textattack: error: {e}", file=sys.stderr)
+                sys.exit(2)
+
+        return run
+
+    _once(AttackCommand, "run", make)
+    _once(AugmentCommand, "run", make)
 
 
 def extend_textattack():
     _extend_csv_logger()
+    _extend_diff_color()
+    _extend_summary_metrics()
     _extend_attacker()
+    _extend_commands()

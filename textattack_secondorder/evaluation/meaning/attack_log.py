@@ -15,13 +15,15 @@ def strip_markers(text):
     return text.replace(SPLIT_TOKEN, "\n")
 
 
-def read_attack_log(path, result_types=("Successful", "Failed", "Maximized")):
+def read_attack_log(path, result_types=("Successful", "Failed", "Maximized"), skipped=None):
     """Records of a TextAttack CSV attack log (``--log-to-csv``), markers stripped.
 
     Args:
         path: the CSV file.
         result_types: rows kept by ``result_type`` (``None`` keeps all). Skipped rows
             (the model was already wrong) are left out by default: they were not attacked.
+        skipped: a list that receives ``{"index", "result_type", "skip_reason"}`` of the rows the
+            recipes' input guard skipped for bad input (docs/methods.md §6): they are always left out.
     Returns:
         list of dicts with ``index`` (row in the log), ``result_type``, ``original_text``,
         ``perturbed_text``, ``original_output``, ``perturbed_output``, ``ground_truth_output``.
@@ -37,6 +39,10 @@ def read_attack_log(path, result_types=("Successful", "Failed", "Maximized")):
     keep = None if result_types is None else {str(t).lower() for t in result_types}
     records = []
     for i, row in enumerate(df.to_dict("records")):
+        if row.get("skip_reason") and row["original_output"] in ("", None):  # never reached the model
+            if skipped is not None:
+                skipped.append({"index": i, "result_type": row["result_type"], "skip_reason": row["skip_reason"]})
+            continue
         if keep is not None and str(row["result_type"]).lower() not in keep:
             continue
         records.append({

@@ -1,0 +1,182 @@
+"""The input guard every recipe of this package carries: no input row ends a run (docs/methods.md §6).
+
+:func:`guard_attack` (called by :meth:`SORecipe.build <.recipe.SORecipe.build>`) puts an
+:class:`InputGuard` in front of ``Attack.attack``. For each row it
+
+1. probes the victim once, on the first row (:func:`~..models.probe.probe_model`): a model
+   returning NaN or a wrong shape, or raising on ordinary sentences, stops the run at once
+   with :class:`~..models.probe.ModelProbeError`; the probe also gives the number of classes;
+2. checks the text and the label and skips duplicates (:class:`~..shared.inputs.RowScreen`):
+   a bad row becomes a ``SkippedAttackResult`` without calling the model;
+3. cuts a text longer than the victim's limit the way the victim truncates it
+   (:func:`~..models.truncation.truncate_for_model`) and says so in ``input_note``;
+4. attacks the row; an exception skips the row with the exception as its reason (logged
+   as a warning), except configuration errors (``ResourceError``, ``ModelProbeError``),
+   which end the run;
+5. skips a row whose model scores are NaN/infinite.
+
+Every result carries ``skip_reason`` (``None`` when attacked), ``skip_kind`` (see
+:mod:`~..metrics.skipped_rows`) and ``input_note``; the CSV logger extension writes them
+as columns and the summary table counts the skipped rows.
+"""
+import logging
+from collections import OrderedDict
+
+import numpy as np
+from textattack.attack_results import SkippedAttackResult
+from textattack.goal_function_results import ClassificationGoalFunctionResult, GoalFunctionResultStatus
+from textattack.goal_functions import ClassificationGoalFunction
+from textattack.shared import AttackedText, utils
+
+from ..metrics.skipped_rows import skipped_rows_metrics
+from ..models.probe import ModelProbeError, check_outputs, model_name, probe_model
+from ..models.truncation import truncate_for_model
+from ..resources.resolution import ResourceError
+from ..shared.inputs import RowScreen
+
+logger = logging.getLogger(__name__)
+
+# Errors about the set-up, not the row: they end the run with their message.
+FATAL = (ModelProbeError, ResourceError)
+ALREADY_WRONG = "the model already misclassifies it (nothing to attack)"
+
+
+class NotAttackedResult(ClassificationGoalFunctionResult):
+    """Stands in for the model's output on a row the guard skipped without calling the model."""
+
+    def get_colored_output(self, color_method=None):
+        return utils.color_text("not attacked", color="gray", method=color_method)
+
+
+def printable(text):
+    """``text`` safe for logs and CSV files: control characters escaped, lone surrogates replaced."""
+    if not isinstance(text, str):
+        return "" if text is None else str(text)
+    out = "".join(c if c in "\t\n\r" or c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+    return out.encode("utf-8", "replace").decode("utf-8")
+
+
+def _columns(example):
+    """``OrderedDict`` of the input's columns (whatever TextAttack or a caller passed)."""
+    if isinstance(example, AttackedText):
+        return OrderedDict(example._text_input)
+    if isinstance(example, (dict, OrderedDict)):
+        return OrderedDict(example)
+    return OrderedDict(text=example)
+
+
+class InputGuard:
+    """Callable put in place of ``attack.attack`` by :func:`guard_attack` (see the module docstring)."""
+
+    def __init__(self, attack, recipe=None):
+        self.attack = attack
+        self.recipe = recipe
+        self.num_classes = None
+        self.probed = False
+        self.classification = isinstance(attack.goal_function, ClassificationGoalFunction)
+        self.screen = RowScreen(labelled=self.classification)
+
+    def reset(self):
+        """Forget the rows seen (duplicates are found within one run); the probe is kept."""
+        self.screen.reset()
+
+    # -------------------------------------------------------------------------------------------
+    def _probe(self, columns):
+        model = self.attack.goal_function.model
+        texts = [t for t in columns.values() if isinstance(t, str) and t.strip()][:1] if len(columns) == 1 else []
+        self.num_classes = probe_model(model, texts)
+        self.screen.num_classes = self.num_classes
+        self.probed = True
+
+    def _skipped(self, columns, label, reason, kind, attrs=None):
+        shown = OrderedDict((k, printable(v)) for k, v in columns.items())
+        text = AttackedText(shown if len(shown) > 1 else next(iter(shown.values()), ""))
+        if attrs:
+            text.attack_attrs.update(attrs)
+        result = NotAttackedResult(text, np.zeros(self.num_classes or 2), None, GoalFunctionResultStatus.SKIPPED,
+                                   0.0, 0, label)
+        return self._mark(SkippedAttackResult(result), reason, kind)
+
+    @staticmethod
+    def _mark(result, reason, kind, note=None):
+        result.skip_reason, result.skip_kind, result.input_note = reason, kind, note
+        return result
+
+    def _warn(self, columns, reason):
+        text = printable(" | ".join(map(str, columns.values())))
+        logger.warning("%s: skipping %r: %s", self.recipe or "attack", text[:60], reason)
+
+    # -------------------------------------------------------------------------------------------
+    def __call__(self, example, ground_truth_output):
+        columns = _columns(example)
+        attrs = {k: v for k, v in example.attack_attrs.items() if k == "label_names"} \
+            if isinstance(example, AttackedText) else {}
+        if not self.probed and self.classification:
+            self._probe(columns)
+        single = next(iter(columns.values())) if len(columns) == 1 else None
+        label, reason = self.screen.check(single if len(columns) == 1 else dict(columns), ground_truth_output)
+        if reason:
+            logger.info("%s: skipping row %d: %s", self.recipe or "attack", self.screen.rows, reason)
+            return self._skipped(columns, ground_truth_output, reason, "input", attrs)
+        label = ground_truth_output if label is None else label
+        note = None
+        if single is not None:
+            cut, note = truncate_for_model(single, self.attack.goal_function.model)
+            if note:
+                logger.warning("%s: row %d %s", self.recipe or "attack", self.screen.rows, note)
+            columns = OrderedDict((k, cut) for k in columns)
+        text = AttackedText(columns if len(columns) > 1 else next(iter(columns.values())))
+        text.attack_attrs.update(attrs)
+        if not text.words:
+            return self._skipped(columns, ground_truth_output, "no words TextAttack can perturb", "input", attrs)
+        try:
+            result = type(self.attack).attack(self.attack, text, label)
+        except FATAL:
+            raise
+        except Exception as e:  # noqa: BLE001 - one row never ends the run
+            reason, kind = self._model_reason(text), "model"
+            if reason is None:
+                reason, kind = f"error while attacking: {type(e).__name__}: {e}", "error"
+            self._warn(columns, reason)
+            return self._skipped(columns, ground_truth_output, reason, kind, attrs)
+        return self._check_result(result, columns, ground_truth_output, note, attrs)
+
+    def _model_reason(self, text):
+        """Why the model's scores for ``text`` are unusable (NaN, shape), or ``None``."""
+        if not self.classification:
+            return None
+        model = self.attack.goal_function.model
+        try:
+            check_outputs(model([text.tokenizer_input]), 1, model_name(model), self.num_classes)
+        except ModelProbeError as e:
+            return f"unusable model output for this row: {e}"
+        except Exception:  # noqa: BLE001 - the model raises on it: the attack's error says it
+            return None
+        return None
+
+    def _check_result(self, result, columns, label, note, attrs):
+        raw = result.original_result.raw_output
+        if self.classification and raw is not None:
+            try:
+                check_outputs(np.asarray(raw.cpu() if hasattr(raw, "cpu") else raw).reshape(1, -1), 1,
+                              model_name(self.attack.goal_function.model))
+            except ModelProbeError as e:
+                self._warn(columns, str(e))
+                return self._skipped(columns, label, f"unusable model output for this row: {e}", "model", attrs)
+        if isinstance(result, SkippedAttackResult):
+            reason = getattr(result.original_result, "skip_reason", None) or ALREADY_WRONG
+            return self._mark(result, reason, "method", note)
+        return self._mark(result, None, None, note)
+
+
+def guard_attack(attack, recipe=None):
+    """Put an :class:`InputGuard` in front of ``attack.attack`` and add its summary rows (idempotent)."""
+    if isinstance(attack.__dict__.get("attack"), InputGuard):
+        return attack
+    guard = InputGuard(attack, recipe)
+    attack.input_guard = guard
+    attack.attack = guard
+    metrics = dict(getattr(attack, "summary_metrics", None) or {})
+    metrics.update(skipped_rows_metrics())
+    attack.summary_metrics = metrics
+    return attack

@@ -1,0 +1,88 @@
+"""One probe call on a victim before the long work starts (docs/methods.md §6).
+
+A model wrapper that returns NaN, the wrong number of rows or of columns, or raises,
+would otherwise fail deep inside an attack or an evaluation, or silently give wrong
+numbers. :func:`probe_model` calls it once on a few texts (the first examples, plus
+ordinary sentences so that there are always two) and raises :class:`ModelProbeError`
+naming the model and the shape or values it returned. :func:`check_outputs` is the
+same check for any later call.
+"""
+import numpy as np
+
+# Ordinary sentences every text classifier can take: the probe always has two rows.
+PROBE_TEXTS = ("the film is good and the acting is fine .", "a dull , boring movie .")
+
+
+class ModelProbeError(ValueError):
+    """The victim's outputs cannot be used (names the model and what it returned)."""
+
+
+def model_name(model_wrapper):
+    """A short name of a model wrapper for messages: its class and the inner model's name or path."""
+    inner = getattr(model_wrapper, "model", None)
+    path = getattr(getattr(inner, "config", None), "_name_or_path", "") or ""
+    inner_name = "" if inner is None else f" around {type(inner).__name__}" + (f" ({path})" if path else "")
+    return f"{type(model_wrapper).__name__}{inner_name}"
+
+
+def _preview(arr, limit=6):
+    flat = arr.reshape(-1)
+    shown = ", ".join(f"{v:.4g}" for v in flat[:limit])
+    return f"[{shown}{', ...' if flat.size > limit else ''}]"
+
+
+def check_outputs(outputs, n_texts, name="the model", num_classes=None):
+    """``outputs`` of one call on ``n_texts`` texts as a float array ``(n_texts, classes)``.
+
+    Raises :class:`ModelProbeError` for outputs that are not numbers, not two-dimensional,
+    with another number of rows, fewer than two columns (or not ``num_classes``), or with
+    NaN/infinite values.
+    """
+    if isinstance(outputs, (list, tuple)) and outputs and hasattr(outputs[0], "detach"):
+        outputs = [o.detach().cpu().numpy() for o in outputs]
+    elif hasattr(outputs, "detach"):
+        outputs = outputs.detach().cpu().numpy()
+    try:
+        arr = np.asarray(outputs, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise ModelProbeError(
+            f"{name} returned {type(outputs).__name__} outputs that are not an array of numbers ({e}); expected "
+            f"scores of shape ({n_texts}, num_classes) for {n_texts} texts") from None
+    if arr.ndim != 2 or arr.shape[0] != n_texts:
+        raise ModelProbeError(
+            f"{name} returned scores of shape {arr.shape} for {n_texts} texts; expected ({n_texts}, num_classes): "
+            "one row per text, one column per class")
+    if arr.shape[1] < 2 or (num_classes is not None and arr.shape[1] != num_classes):
+        want = "at least 2" if num_classes is None else str(num_classes)
+        raise ModelProbeError(f"{name} returned {arr.shape[1]} column(s) per text; expected {want} (one per class)")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        rows = sorted(set(np.nonzero(bad)[0].tolist()))
+        raise ModelProbeError(
+            f"{name} returned {int(bad.sum())} NaN/infinite score(s) in row(s) {rows} of {n_texts}: "
+            f"{_preview(arr[rows[0]])}")
+    return arr
+
+
+def probe_model(model_wrapper, texts=(), name=None):
+    """Call ``model_wrapper`` once on the first ``texts`` (at most 2, completed with :data:`PROBE_TEXTS`).
+
+    Returns the number of classes. Raises :class:`ModelProbeError` when the outputs are
+    unusable or the model raises on the ordinary probe sentences. A model that raises
+    only on the given texts passes (those rows are skipped later, with the error).
+    """
+    name = name or model_name(model_wrapper)
+    given = [t for t in texts if isinstance(t, str)][:2]
+    batch = given + list(PROBE_TEXTS[: max(0, 2 - len(given))])
+    try:
+        outputs = model_wrapper(batch)
+    except Exception as e:  # noqa: BLE001 - tell which input makes it fail
+        if given:
+            try:
+                outputs = model_wrapper(list(PROBE_TEXTS))
+            except Exception:  # noqa: BLE001
+                pass
+            else:
+                return check_outputs(outputs, len(PROBE_TEXTS), name).shape[1]
+        raise ModelProbeError(f"{name} raised {type(e).__name__} on the probe texts {batch!r}: {e}") from e
+    return check_outputs(outputs, len(batch), name).shape[1]
