@@ -11,6 +11,13 @@ synonyms slot, no Google LM) — see textattack_secondorder/attack_recipes/offli
 
     python benchmarks/second_order.py --victims mr-cnn mr-lstm mr-bow mr-minilm --num-examples 100
 
+Naturalness (on by default, ``--no-perplexity`` to skip): the causal-LM slot (GPT-2 online,
+Gemma-3-270M offline) scores every successful example's original and vulnerable/adversarial
+text; each (victim, recipe) row gets the median perplexity of both and their ratio
+``median PPL(vulnerable) / median PPL(original)`` (the paper: GPT-2 165 -> 210, 1.27), and
+``second_order_samples.txt`` shows ``--samples`` (30) randomly drawn successes per (victim,
+recipe) beside their originals, for reading.
+
 Writes benchmarks/results/second_order.json and .csv, and one row per (victim, recipe,
 example) in second_order_examples.csv; re-running skips the
 (victim, recipe) pairs already in the JSON (``--force`` recomputes the pairs named on the command line).
@@ -65,6 +72,56 @@ def summarize(results, seconds):
     }
 
 
+def texts_of(result):
+    """Original and vulnerable (second-order: x̃0) / adversarial text of a successful result."""
+    from textattack.attack_results import SuccessfulAttackResult
+
+    if not isinstance(result, SuccessfulAttackResult):
+        return {"original": None, "perturbed": None}
+    return {"original": result.original_result.attacked_text.text,
+            "perturbed": result.perturbed_result.attacked_text.text}
+
+
+def add_naturalness(runs, per_example, args):
+    """Median causal-LM perplexity of originals and vulnerable examples per (victim, recipe), and samples.
+
+    Adds ``ppl_original``, ``ppl_vulnerable`` and ``ppl_ratio`` (median over successes of the
+    vulnerable texts / median of their originals) to each run row that has texts in
+    ``per_example``, and writes ``--samples`` random successes per pair beside their originals.
+    """
+    import math
+
+    import numpy as np
+
+    from textattack_secondorder.resources import load_causal_lm
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    succ = [e for e in per_example if isinstance(e.get("perturbed"), str) and isinstance(e.get("original"), str)]
+    if not succ:
+        return
+    lm = load_causal_lm()
+    texts = sorted({t for e in succ for t in (e["original"], e["perturbed"])})
+    ppl = dict(zip(texts, lm.perplexity(texts)))
+    lines = [f"# {args.samples} random successes per (victim, recipe); perplexity under {lm!r}", ""]
+    for row in runs:
+        mine = [e for e in succ if e["victim"] == row["victim"] and e["recipe"] == row["recipe"]]
+        if not mine:
+            continue
+        po = float(np.nanmedian([ppl[e["original"]] for e in mine]))
+        pv = float(np.nanmedian([ppl[e["perturbed"]] for e in mine]))
+        row.update(ppl_original=round(po, 1), ppl_vulnerable=round(pv, 1),
+                   ppl_ratio=round(pv / po, 3) if po and not math.isnan(po) else None)
+        picked = random.Random(args.seed).sample(mine, min(args.samples, len(mine)))
+        lines.append(f"## {row['victim']} / {row['recipe']}: {len(picked)} of {len(mine)} successes, "
+                     f"median PPL {po:.1f} -> {pv:.1f} (x{pv / po:.2f})")
+        for e in sorted(picked, key=lambda e: e["example"]):
+            lines += [f"[{e['example']}] original   (PPL {ppl[e['original']]:7.1f}): {e['original']}",
+                      f"{'':>{len(str(e['example'])) + 2}} vulnerable (PPL {ppl[e['perturbed']]:7.1f}): {e['perturbed']}",
+                      ""]
+    out = Path(args.out)
+    atomic_write_text(out.with_name(out.stem + "_samples.txt"), "\n".join(lines) + "\n")
+
+
 def build(recipe, model_wrapper, masked_lm, synonyms=None):
     from textattack_secondorder.plugin.registry import attack_recipes
 
@@ -93,6 +150,9 @@ def main():
                          "paper's counter-fitted neighbour list (Jia et al. 2019) saved as JSON")
     ap.add_argument("--out", default=str(RESULTS / "second_order.json"))
     ap.add_argument("--force", action="store_true")
+    ap.add_argument("--no-perplexity", dest="perplexity", action="store_false",
+                    help="skip the causal-LM perplexity of originals and vulnerable examples")
+    ap.add_argument("--samples", type=int, default=30, help="successes per (victim, recipe) in the samples file")
     args = ap.parse_args()
     if args.threads:
         import torch
@@ -163,7 +223,7 @@ def main():
                 per_example.append({"victim": victim, "recipe": recipe, "example": i,
                                     "result": type(res).__name__.replace("AttackResult", ""),
                                     "perturbed_words": words_changed(res), "queries": res.num_queries,
-                                    "seconds": round(dt, 3)})
+                                    "seconds": round(dt, 3), **texts_of(res)})
         for recipe in todo:
             row = {"victim": victim, "recipe": recipe, **summarize(results[recipe], seconds[recipe])}
             tr = attacks[recipe].transformation
@@ -175,9 +235,13 @@ def main():
         atomic_write_text(out, json.dumps(done, indent=2) + "\n")
         atomic_write_text(examples_csv, pd.DataFrame(per_example).to_csv(index=False))
 
+    if args.perplexity and per_example:
+        add_naturalness(done["runs"], per_example, args)
+        atomic_write_text(out, json.dumps(done, indent=2) + "\n")
     df = pd.DataFrame(done["runs"])
     atomic_write_text(out.with_suffix(".csv"), df.to_csv(index=False))
     cols = ["victim", "recipe", "success_rate", "avg_perturbed_words", "avg_queries", "seconds_per_example", "skipped"]
+    cols += [c for c in ("ppl_original", "ppl_vulnerable", "ppl_ratio") if c in df]
     print(df[cols].to_string(index=False))
     # ratio asked for: so-beam seconds per example over bae's, per victim, same run
     for victim, g in df.groupby("victim"):

@@ -103,3 +103,33 @@ def test_resources_command_prints_the_resolution(capsys):
     for r in resources.describe():
         assert r["slot"] in out and r["resolves_to"] in out
     assert code in (0, 1)
+
+
+def test_causal_lm_ready_follows_the_gemma_cache(tmp_path, monkeypatch):
+    """Perplexity rows are on by default only when the causal LM loads without a one-off conversion."""
+    from textattack_secondorder.resources import causal_lm_ready, resolve
+
+    monkeypatch.setenv("TA_SO_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("TA_SO_CAUSAL_LM", raising=False)
+    if resolve("causal_lm", online=False).value != "gemma" or not resolve("causal_lm", online=False).available:
+        pytest.skip("the offline causal LM (gemma package) is not installed")
+    assert causal_lm_ready() is False
+    saved = tmp_path / "models" / "gemma3-270m"
+    saved.mkdir(parents=True)
+    (saved / "config.json").write_text("{}")
+    (saved / "model.safetensors").write_bytes(b"")
+    assert causal_lm_ready() is True
+    assert causal_lm_ready(object()) is True  # a scorer object passed in
+    assert causal_lm_ready(str(tmp_path / "no-such-model")) is False
+
+
+@pytest.mark.parametrize("ready", [True, False])
+def test_summary_shows_perplexity_by_default_when_cached(monkeypatch, ready):
+    import textattack_secondorder.resources as res
+    from textattack_secondorder.metrics.second_order import second_order_summary_metrics
+
+    monkeypatch.setattr(res, "causal_lm_ready", lambda value=None: ready)
+    rows = second_order_summary_metrics()
+    assert ("Median perplexity (vulnerable):" in rows) is ready
+    assert "Median perplexity (original):" in second_order_summary_metrics(True)
+    assert "Median perplexity (original):" not in second_order_summary_metrics(False)

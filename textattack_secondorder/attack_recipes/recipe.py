@@ -14,6 +14,7 @@ LIMITS = {
 CHOICES = {
     "weighting": ("paper", "code"),
     "wir_method": ("unk", "delete", "weighted-saliency", "gradient", "random"),
+    "perplexity": (None, True, False),
     "masked_lm_dtype": (None, "float32", "fp32", "bfloat16", "bf16", "float16", "fp16", "auto"),
 }
 # Parameters whose default is a number but that also take None; parameters that also take an object

@@ -51,7 +51,8 @@ COMMON_PARAMS = {
                         "None = slot default. Paper: distilbert-base-uncased"),
     "kappa": (KAPPA, "Algorithm 1: keep logits > max(L[kappa], L[0] - delta); paper kappa = 20"),
     "delta": (DELTA, "Algorithm 1: paper delta = 3"),
-    "perplexity": (False, "add median causal-LM perplexity of originals / vulnerable examples to the summary"),
+    "perplexity": (None, "median causal-LM perplexity of originals / vulnerable examples in the summary: True, "
+                         "False, or None = on when the causal LM is already cached here (no one-off load)"),
     "causal_lm": (None, "causal-LM slot for perplexity (None = gpt2 online, gemma offline)"),
     "device": (None, "device of the word proposer (None = TextAttack's default device)"),
     "masked_lm_dtype": (None, "weights dtype of the masked LM when loaded here: None = float32 (exact), 'bfloat16' "

