@@ -100,8 +100,10 @@ def test_interrupted_run_resumes_from_checkpoint(tiny_bert, tmp_path):
     ckpt = tmp_path / "ckpt.json"
     # a run that stopped after 4 examples
     partial = compute_flip_capability(tiny_bert, ex[:4], method="euba", m=8, progress=False)
-    settings = dict(method="euba", m=8, vocabulary=len(partial.metric.words), examples=len(ex))
-    ckpt.write_text(json.dumps({"settings": settings, "state": partial.metric.state(), "next": 4}))
+    from textattack_secondorder.evaluation.flip_capability.computation import _digest
+
+    key = dict(method="euba", m=8, vocabulary=len(partial.metric.words), examples=len(ex), examples_digest=_digest(ex))
+    ckpt.write_text(json.dumps({"key": key, "state": partial.metric.state(), "next": 4}))
     resumed = compute_flip_capability(tiny_bert, ex, method="euba", m=8, progress=False, checkpoint=ckpt)
     np.testing.assert_array_equal(resumed.metric.counts, full.metric.counts)
 

@@ -11,7 +11,9 @@ the misclassified candidates by similarity and fluency.
     textattack attack --recipe "sp-attack^kappa='results/kappa_mr-cnn.json'" --model-from-file recipes/models/mr_cnn.py ...
 
 Without ``kappa`` the recipe computes κ first with EUBA on ``kappa_examples``
-training sentences of ``kappa_dataset``.
+training sentences of ``kappa_dataset`` (the model's own training data: MR by default,
+refused for a model without 2 outputs) and caches it under a content key
+(``evaluation/flip_capability/cache.py``); later runs with the same model and data reuse it.
 """
 from textattack import Attack
 from textattack.goal_functions import UntargetedClassification
@@ -43,17 +45,13 @@ class SPAttack(SORecipe):
 
     @classmethod
     def _build(cls, model_wrapper, **p):
-        from ..evaluation.flip_capability import FlipCapabilityResult, compute_flip_capability
+        from ..evaluation.flip_capability import FlipCapabilityResult
         from ..search_methods.sp_attack import SPAttackSearch
         from ..transformations.word_swap_word_list import WordSwapWordList
 
         kappa = p["kappa"]
         if kappa is None:
-            from ..datasets.examples import load_examples
-
-            examples = load_examples(p["kappa_dataset"], "train", limit=p["kappa_examples"])
-            kappa = compute_flip_capability(model_wrapper, examples, m=p["kappa_m"],
-                                            settings={"data": f"{p['kappa_dataset']}:train[:{p['kappa_examples']}]"})
+            kappa = cls.kappa_from_data(model_wrapper, p["kappa_dataset"], p["kappa_examples"], p["kappa_m"])
         elif not isinstance(kappa, FlipCapabilityResult):
             kappa = FlipCapabilityResult.load(kappa)
         # "Take the top M = 50 words by κ" -> the pool is l × M single-word perturbations.
@@ -65,3 +63,26 @@ class SPAttack(SORecipe):
             causal_lm=p["causal_lm"], seed=p["seed"], device=p["device"],
         )
         return Attack(goal_function, [], transformation, search)
+
+    @classmethod
+    def kappa_from_data(cls, model_wrapper, dataset, limit, m):
+        """κ by EUBA on the first ``limit`` training rows of ``dataset``, cached under a content key (§2.3).
+
+        Refuses data whose labels the model cannot have (:class:`RecipeParameterError`, one line).
+        """
+        from ..datasets.examples import load_examples
+        from ..evaluation.flip_capability.cache import KappaDataError, cached_flip_capability, check_kappa_labels
+        from ..models.probe import probe_model
+        from .recipe import RecipeParameterError
+
+        outputs = probe_model(model_wrapper)
+        try:
+            check_kappa_labels(outputs, dataset)  # a known dataset is refused before it is loaded
+            examples = load_examples(dataset, "train", limit=limit)
+            if any(y is None for _, y in examples):
+                raise KappaDataError(f"κ data '{dataset}' has no labels; pass a CSV with text,label columns")
+            kappa, _, _ = cached_flip_capability(model_wrapper, examples, m=m, num_outputs=outputs,
+                                                 data_name=f"{dataset}:train[:{limit}]")
+        except KappaDataError as e:
+            raise RecipeParameterError(f"recipe '{cls.name}': {e}") from None
+        return kappa

@@ -28,6 +28,7 @@ def add_parser(subparsers):
 
 def run(args):
     from ..evaluation.flip_capability import compute_flip_capability, format_summary
+    from ..evaluation.flip_capability.computation import CheckpointMismatch
 
     model = load_model(args.model, args.device, args.model_batch_size)
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
@@ -38,12 +39,15 @@ def run(args):
     out = Path(args.out or f"results/kappa_{name}_{args.split}.json")
     method = "brute" if args.exact else "euba"
     m = None if args.early_stop == 0 else args.early_stop
-    result = compute_flip_capability(
-        model, examples, method=method, m=m, batch_size=args.model_batch_size, device=args.device,
-        checkpoint=out.with_suffix(".partial.json"), vocab_limit=args.vocab_limit,
-        settings={"model": args.model, "data": f"{args.dataset}:{args.split}[:{len(examples) + len(skipped)}]",
-                  "rows skipped for bad input": len(skipped)},
-    )
+    try:
+        result = compute_flip_capability(
+            model, examples, method=method, m=m, batch_size=args.model_batch_size, device=args.device,
+            checkpoint=out.with_suffix(".partial.json"), vocab_limit=args.vocab_limit,
+            settings={"model": args.model, "data": f"{args.dataset}:{args.split}[:{len(examples) + len(skipped)}]",
+                      "rows skipped for bad input": len(skipped)},
+        )
+    except CheckpointMismatch as e:
+        raise SystemExit(f"textattack-so flip-capability: {e}") from None
     write_skipped(skipped, out.with_suffix(".skipped.csv"))
     result.save(out)
     result.plot_histogram(out.with_suffix(".png"))

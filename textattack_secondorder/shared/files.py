@@ -18,3 +18,13 @@ def atomic_write_bytes(path, data):
 def atomic_write_text(path, text):
     """:func:`atomic_write_bytes` of ``text`` encoded as UTF-8."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_savefig(fig, path, **kwargs):
+    """Save a matplotlib figure as PNG to ``path`` atomically (rendered in memory, then renamed into place)."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", **kwargs)
+    atomic_write_bytes(path, buf.getvalue())
+    return path

@@ -15,6 +15,8 @@ def plot_report(report, out_dir):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ...shared.files import atomic_savefig
+
     df, tab = report.sentences, report.table
     ks = sorted(df["k"].unique())
     fig, axes = plt.subplots(1, len(ks), figsize=(3.2 * len(ks), 2.8), sharey=False, squeeze=False)
@@ -25,7 +27,7 @@ def plot_report(report, out_dir):
         ax.set_xlabel("f(x ⊕ p) − f(x)")
     axes[0][0].set_ylabel("sentences")
     fig.tight_layout()
-    fig.savefig(Path(out_dir) / "hist_k.png", dpi=110)
+    atomic_savefig(fig, Path(out_dir) / "hist_k.png", dpi=110)
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
@@ -40,5 +42,5 @@ def plot_report(report, out_dir):
     if tab["pair"].nunique() <= 12:
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(Path(out_dir) / "bias_vs_k.png", dpi=110)
+    atomic_savefig(fig, Path(out_dir) / "bias_vs_k.png", dpi=110)
     plt.close(fig)

@@ -46,6 +46,17 @@ from .result import FlipCapability, FlipCapabilityResult
 logger = logging.getLogger(__name__)
 
 DEFAULT_M = 512  # paper: early stop m = 512 by default
+CHECKPOINT_SECONDS = 2.0  # progress is saved at most this often (a small JSON, written atomically)
+
+
+class CheckpointMismatch(ValueError):
+    """A checkpoint made with other settings: it is never mixed into this run."""
+
+
+def _digest(examples):
+    import hashlib
+
+    return hashlib.sha256(json.dumps([[t, None if y is None else int(y)] for t, y in examples]).encode()).hexdigest()
 
 
 def _verify(clf, base, subs):
@@ -123,13 +134,16 @@ def brute_force_flips(clf, ids, positions, label, vocab_ids):
 
 
 def compute_flip_capability(model_wrapper, examples, method="euba", m=DEFAULT_M, batch_size=256, device=None,
-                            checkpoint=None, progress=True, settings=None, vocab_limit=None):
+                            checkpoint=None, progress=True, settings=None, vocab_limit=None,
+                            checkpoint_seconds=CHECKPOINT_SECONDS):
     """κ and ρ of a classifier on ``examples`` (list of ``(text, label)``).
 
     Args:
         method: ``"euba"`` (paper Algorithm 1) or ``"brute"`` (exact).
         m: EUBA early stop (None = unbounded, equal to brute force).
-        checkpoint: path of a JSON checkpoint; an interrupted run resumes from it.
+        checkpoint: path of a JSON checkpoint, saved atomically after an example at most every
+            ``checkpoint_seconds``; an interrupted run with the same settings and examples resumes
+            from it (other settings: :class:`CheckpointMismatch`).
         vocab_limit: keep only the first N vocabulary entries (for quick comparisons).
     Returns:
         :class:`FlipCapabilityResult`.
@@ -146,13 +160,15 @@ def compute_flip_capability(model_wrapper, examples, method="euba", m=DEFAULT_M,
     probs = clf.predict_texts([t for t, _ in examples])
     num_classes = probs.shape[1]
     settings = dict(settings or {}, method=method, m=m, vocabulary=len(words), examples=len(examples))
+    ckpt_key = dict(settings, examples_digest=_digest(examples))
     metric = FlipCapability(words, num_classes)
     start = 0
     ckpt = Path(checkpoint) if checkpoint else None
     if ckpt is not None and ckpt.exists():
         saved = json.loads(ckpt.read_text())
-        if saved.get("settings") != json.loads(json.dumps(settings, default=str)):
-            raise ValueError(f"checkpoint {ckpt} was made with other settings; delete it or use another path")
+        if saved.get("key") != json.loads(json.dumps(ckpt_key, default=str)):
+            raise CheckpointMismatch(f"checkpoint {ckpt} was made with other settings or examples; delete it or "
+                                     "use another output path")
         metric, start = FlipCapability.from_state(saved["state"]), saved["next"]
         logger.info("resuming flip capability from example %d (%s)", start, ckpt)
     E = clf.embedding_matrix().cpu().numpy().astype(np.float64)
@@ -180,11 +196,11 @@ def compute_flip_capability(model_wrapper, examples, method="euba", m=DEFAULT_M,
             order = np.argsort(-metric.counts[:, int(label)], kind="stable")
             flips, q = euba_flips(clf, ids, positions, int(label), vocab_ids, emb_v_minus_mask, m, order)
         metric.update(flips, int(label), q, time.perf_counter() - t0)
-        if ckpt is not None and time.perf_counter() - last_save > 30:
-            atomic_write_text(ckpt, json.dumps({"settings": settings, "state": metric.state(), "next": i + 1},
+        if ckpt is not None and time.perf_counter() - last_save >= checkpoint_seconds:
+            atomic_write_text(ckpt, json.dumps({"key": ckpt_key, "state": metric.state(), "next": i + 1},
                                                default=str))
             last_save = time.perf_counter()
     if ckpt is not None:
-        atomic_write_text(ckpt, json.dumps({"settings": settings, "state": metric.state(), "next": len(examples)},
+        atomic_write_text(ckpt, json.dumps({"key": ckpt_key, "state": metric.state(), "next": len(examples)},
                                            default=str))
     return FlipCapabilityResult(metric, settings)

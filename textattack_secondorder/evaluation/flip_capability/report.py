@@ -14,7 +14,9 @@ def plot_histogram(result, path):
     ax.set_ylabel("words (log scale)")
     ax.set_title(f"ρ = {result.rho:.3f}  (|V| = {len(result.metric.words)}, |D+| = {result.metric.num_correct})")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    from ...shared.files import atomic_savefig
+
+    atomic_savefig(fig, path, dpi=110)
     plt.close(fig)
     return path
 
