@@ -239,7 +239,7 @@ def test_empty_one_word_and_long_texts_do_not_crash_the_run():
     long_text = "a good movie " + " ".join(["plot"] * 600)
     results = run_attack(SOBeam, model, ["", "good", long_text, "a good movie"])
     assert isinstance(results[0], SkippedAttackResult)
-    assert "empty" in results[0].original_result.skip_reason
+    assert "empty" in results[0].skip_reason  # the input guard's reason, on the attack result
     assert not isinstance(results[1], SkippedAttackResult)  # one word: attacked, nothing to change
     assert results[1].perturbed_result.perturbed_words == 0
     assert isinstance(results[3], SuccessfulAttackResult)
