@@ -16,6 +16,7 @@ USER_ERRORS = {
     "textattack_secondorder.models.probe": "ModelProbeError",
     "textattack_secondorder.resources.resolution": "ResourceError",
     "textattack_secondorder.plugin.extensions": "UsageError",
+    "textattack_secondorder.distributed.runner": "ClusterError",
 }
 
 

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from ..datasets.examples import load_examples
 from ..models.loading import load_model_wrapper as load_model
-from .common import add_dataset_args, add_model_args, screen_rows, write_skipped
+from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
 
 
 def add_parser(subparsers):
@@ -23,13 +23,11 @@ def add_parser(subparsers):
     p.add_argument("--vocab-limit", type=int, default=None, help="only the first N vocabulary entries")
     p.add_argument("--top", type=int, default=20, help="top words to print")
     p.add_argument("--out", default=None, help="output JSON (default results/kappa_<model>_<split>.json)")
+    add_cluster_args(p)
     p.set_defaults(func=run)
 
 
 def run(args):
-    from ..evaluation.flip_capability import compute_flip_capability, format_summary
-    from ..evaluation.flip_capability.computation import CheckpointMismatch
-
     model = load_model(args.model, args.device, args.model_batch_size)
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     if examples and all(label is None for _, label in examples):
@@ -39,19 +37,42 @@ def run(args):
     out = Path(args.out or f"results/kappa_{name}_{args.split}.json")
     method = "brute" if args.exact else "euba"
     m = None if args.early_stop == 0 else args.early_stop
+    settings = {"model": args.model, "data": f"{args.dataset}:{args.split}[:{len(examples) + len(skipped)}]",
+                "rows skipped for bad input": len(skipped)}
+    options = cluster_options(args)
+    if options.sharded:
+        from ..evaluation.flip_capability.sharded import compute_flip_capability_sharded
+
+        folder = out.with_suffix(".shards")
+        result, stats = compute_flip_capability_sharded(
+            args.model, examples, options, method=method, m=m, device=args.device, batch_size=args.model_batch_size,
+            vocab_limit=args.vocab_limit, folder=folder, settings=settings, model_wrapper=model)
+        print(f"{stats.shards} shards: {stats.computed} computed, {stats.reused} reused from {folder}")
+    else:
+        result = _single_run(args, model, examples, method, m, out, settings)
+    _write(args, result, skipped, out, method)
+    return 0
+
+
+def _single_run(args, model, examples, method, m, out, settings):
+    from ..evaluation.flip_capability import compute_flip_capability
+    from ..evaluation.flip_capability.computation import CheckpointMismatch
+
     try:
-        result = compute_flip_capability(
+        return compute_flip_capability(
             model, examples, method=method, m=m, batch_size=args.model_batch_size, device=args.device,
-            checkpoint=out.with_suffix(".partial.json"), vocab_limit=args.vocab_limit,
-            settings={"model": args.model, "data": f"{args.dataset}:{args.split}[:{len(examples) + len(skipped)}]",
-                      "rows skipped for bad input": len(skipped)},
+            checkpoint=out.with_suffix(".partial.json"), vocab_limit=args.vocab_limit, settings=settings,
         )
     except CheckpointMismatch as e:
         raise SystemExit(f"textattack-so flip-capability: {e}") from None
+
+
+def _write(args, result, skipped, out, method):
+    from ..evaluation.flip_capability import format_summary
+
     write_skipped(skipped, out.with_suffix(".skipped.csv"))
     result.save(out)
     result.plot_histogram(out.with_suffix(".png"))
     star = "*" if args.split == "test" else ""
     print(format_summary(result, method, star=star, top=args.top))
     print(f"wrote {out}, {out.with_suffix('.csv')}, {out.with_suffix('.png')}")
-    return 0

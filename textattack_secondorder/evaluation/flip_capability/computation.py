@@ -133,10 +133,68 @@ def brute_force_flips(clf, ids, positions, label, vocab_ids):
     return np.flatnonzero(success), len(positions) * len(vocab_ids)
 
 
+class KappaSetup:
+    """What κ needs from the model, computed once: the token classifier, ``V`` and ``e_w − e_mask``."""
+
+    def __init__(self, model_wrapper, device=None, batch_size=256, vocab_limit=None):
+        if hasattr(model_wrapper, "get_input_embeddings"):
+            raise TypeError("pass a TextAttack model wrapper (with .model and .tokenizer), not a bare model")
+        self.clf = model_wrapper if isinstance(model_wrapper, TokenClassifier) else \
+            TokenClassifier.from_model_wrapper(model_wrapper, device=device, batch_size=batch_size)
+        self.vocab_ids, self.words = self.clf.vocabulary()
+        if vocab_limit:
+            self.vocab_ids, self.words = self.vocab_ids[:vocab_limit], self.words[:vocab_limit]
+        E = self.clf.embedding_matrix().cpu().numpy().astype(np.float64)
+        self.emb_v_minus_mask = E[self.vocab_ids] - E[self.clf.mask_id]
+
+    def new_metric(self, examples):
+        """An empty :class:`FlipCapability` over ``V`` with the model's number of classes."""
+        probs = self.clf.predict_texts([t for t, _ in examples[:1]] or ["a"])
+        return FlipCapability(self.words, probs.shape[1])
+
+    def count(self, examples, method, m, metric=None, start=0, after_example=None, progress=None):
+        """Add ``A[i, ·]`` of ``examples[start:]`` to ``metric`` (new if None) and return it.
+
+        Only ``D+`` counts. EUBA's phase 2 orders words by the counts of ``metric`` so far, so
+        with a bounded ``m`` the result depends on which sentences came before in the same
+        metric (docs/methods.md §7: a shard starts from zero counts).
+        ``after_example(i, metric)`` is called after each example (checkpoints).
+        """
+        metric = metric if metric is not None else self.new_metric(examples)
+        iterator = range(start, len(examples))
+        if progress:
+            from tqdm.auto import tqdm
+
+            iterator = tqdm(iterator, desc=progress, unit="sentence", initial=start, total=len(examples))
+        for i in iterator:
+            text, label = examples[i]
+            metric.num_examples += 1
+            # only D+ (correctly classified) counts; one text per call so the decision does not depend on
+            # the batch's padding (a sharded run decides exactly as the single run)
+            if int(np.argmax(self.clf.predict_texts([text])[0])) == int(label):
+                self._count_one(metric, text, int(label), method, m)
+            if after_example is not None:
+                after_example(i, metric)
+        return metric
+
+    def _count_one(self, metric, text, label, method, m):
+        ids, positions = self.clf.encode(text)
+        t0 = time.perf_counter()
+        if not positions:
+            metric.update([], label)
+            return
+        if method == "brute":
+            flips, q = brute_force_flips(self.clf, ids, positions, label, self.vocab_ids)
+        else:
+            order = np.argsort(-metric.counts[:, label], kind="stable")
+            flips, q = euba_flips(self.clf, ids, positions, label, self.vocab_ids, self.emb_v_minus_mask, m, order)
+        metric.update(flips, label, q, time.perf_counter() - t0)
+
+
 def compute_flip_capability(model_wrapper, examples, method="euba", m=DEFAULT_M, batch_size=256, device=None,
                             checkpoint=None, progress=True, settings=None, vocab_limit=None,
                             checkpoint_seconds=CHECKPOINT_SECONDS):
-    """κ and ρ of a classifier on ``examples`` (list of ``(text, label)``).
+    """κ and ρ of a classifier on ``examples`` (list of ``(text, label)``), in this process.
 
     Args:
         method: ``"euba"`` (paper Algorithm 1) or ``"brute"`` (exact).
@@ -146,23 +204,15 @@ def compute_flip_capability(model_wrapper, examples, method="euba", m=DEFAULT_M,
             from it (other settings: :class:`CheckpointMismatch`).
         vocab_limit: keep only the first N vocabulary entries (for quick comparisons).
     Returns:
-        :class:`FlipCapabilityResult`.
+        :class:`FlipCapabilityResult`. For a sharded or Ray run see :mod:`.sharded`.
     """
     if method not in ("euba", "brute"):
         raise ValueError("method must be 'euba' or 'brute'")
-    if hasattr(model_wrapper, "get_input_embeddings"):
-        raise TypeError("pass a TextAttack model wrapper (with .model and .tokenizer), not a bare model")
-    clf = model_wrapper if isinstance(model_wrapper, TokenClassifier) else TokenClassifier.from_model_wrapper(
-        model_wrapper, device=device, batch_size=batch_size)
-    vocab_ids, words = clf.vocabulary()
-    if vocab_limit:
-        vocab_ids, words = vocab_ids[:vocab_limit], words[:vocab_limit]
-    probs = clf.predict_texts([t for t, _ in examples])
-    num_classes = probs.shape[1]
-    settings = dict(settings or {}, method=method, m=m, vocabulary=len(words), examples=len(examples))
+    setup = model_wrapper if isinstance(model_wrapper, KappaSetup) else KappaSetup(
+        model_wrapper, device=device, batch_size=batch_size, vocab_limit=vocab_limit)
+    settings = dict(settings or {}, method=method, m=m, vocabulary=len(setup.words), examples=len(examples))
     ckpt_key = dict(settings, examples_digest=_digest(examples))
-    metric = FlipCapability(words, num_classes)
-    start = 0
+    metric, start = None, 0
     ckpt = Path(checkpoint) if checkpoint else None
     if ckpt is not None and ckpt.exists():
         saved = json.loads(ckpt.read_text())
@@ -171,35 +221,16 @@ def compute_flip_capability(model_wrapper, examples, method="euba", m=DEFAULT_M,
                                      "use another output path")
         metric, start = FlipCapability.from_state(saved["state"]), saved["next"]
         logger.info("resuming flip capability from example %d (%s)", start, ckpt)
-    E = clf.embedding_matrix().cpu().numpy().astype(np.float64)
-    emb_v_minus_mask = E[vocab_ids] - E[clf.mask_id]
-    iterator = range(start, len(examples))
-    if progress:
-        from tqdm.auto import tqdm
+    last_save = [time.perf_counter()]
 
-        iterator = tqdm(iterator, desc=f"κ ({method}{'' if method == 'brute' else f', m={m}'})", unit="sentence",
-                        initial=start, total=len(examples))
-    last_save = time.perf_counter()
-    for i in iterator:
-        text, label = examples[i]
-        metric.num_examples += 1
-        if int(np.argmax(probs[i])) != int(label):
-            continue  # only D+ (correctly classified examples) counts
-        ids, positions = clf.encode(text)
-        t0 = time.perf_counter()
-        if not positions:
-            metric.update([], int(label))
-            continue
-        if method == "brute":
-            flips, q = brute_force_flips(clf, ids, positions, int(label), vocab_ids)
-        else:
-            order = np.argsort(-metric.counts[:, int(label)], kind="stable")
-            flips, q = euba_flips(clf, ids, positions, int(label), vocab_ids, emb_v_minus_mask, m, order)
-        metric.update(flips, int(label), q, time.perf_counter() - t0)
-        if ckpt is not None and time.perf_counter() - last_save >= checkpoint_seconds:
+    def save(i, metric):
+        if ckpt is not None and time.perf_counter() - last_save[0] >= checkpoint_seconds:
             atomic_write_text(ckpt, json.dumps({"key": ckpt_key, "state": metric.state(), "next": i + 1},
                                                default=str))
-            last_save = time.perf_counter()
+            last_save[0] = time.perf_counter()
+
+    desc = f"κ ({method}{'' if method == 'brute' else f', m={m}'})" if progress else None
+    metric = setup.count(examples, method, m, metric=metric, start=start, after_example=save, progress=desc)
     if ckpt is not None:
         atomic_write_text(ckpt, json.dumps({"key": ckpt_key, "state": metric.state(), "next": len(examples)},
                                            default=str))
