@@ -42,6 +42,31 @@ def console_script(name):
     return str(path)
 
 
+def tiny_bert_source(vocab, sleep=0.0):
+    """Source of a ``--model`` file: a tiny 2-class BERT over ``vocab`` (seeded), each forward sleeping ``sleep`` s.
+
+    Flip capability needs gradients through input embeddings, so the long commands get a real
+    (tiny) transformer; the sleep makes a run last long enough to be killed midway.
+    """
+    return f'''
+import os, tempfile, time, torch, textattack
+from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+torch.set_num_threads(1)
+VOCAB = {list(vocab)!r}
+class TinyBert(BertForSequenceClassification):
+    def forward(self, *a, **k):
+        time.sleep({float(sleep)!r})
+        return super().forward(*a, **k)
+d = tempfile.mkdtemp()
+open(os.path.join(d, "vocab.txt"), "w").write("\\n".join(VOCAB) + "\\n")
+tok = BertTokenizerFast(vocab_file=os.path.join(d, "vocab.txt"))
+torch.manual_seed(0)
+cfg = BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                 intermediate_size=32, max_position_embeddings=512, num_labels=2, initializer_range=0.5)
+model = textattack.models.wrappers.HuggingFaceModelWrapper(TinyBert(cfg).eval(), tok)
+'''
+
+
 @pytest.fixture
 def repo():
     return REPO

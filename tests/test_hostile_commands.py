@@ -8,6 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from conftest import tiny_bert_source
+
 HOSTILE = Path(__file__).parent / "data" / "hostile.csv"
 GOOD_CASES = {"normal_pos", "normal_neg", "normal_pos2", "one_word"}
 
@@ -19,19 +21,9 @@ MODEL = (
 )
 
 
-# a tiny BERT (flip capability needs gradients through the input embeddings)
-TINY_BERT = '''
-import os, tempfile, torch, textattack
-from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film", "is", "good", "bad", "and", "cast", "fine"]
-d = tempfile.mkdtemp()
-open(os.path.join(d, "vocab.txt"), "w").write("\\n".join(VOCAB) + "\\n")
-tok = BertTokenizerFast(vocab_file=os.path.join(d, "vocab.txt"))
-torch.manual_seed(0)
-cfg = BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                 intermediate_size=32, max_position_embeddings=512, num_labels=2, initializer_range=0.5)
-model = textattack.models.wrappers.HuggingFaceModelWrapper(BertForSequenceClassification(cfg).eval(), tok)
-'''
+# flip capability needs gradients through the input embeddings: a tiny BERT
+TINY_BERT_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film", "is", "good", "bad", "and", "cast",
+                   "fine"]
 
 
 @pytest.fixture
@@ -59,7 +51,7 @@ def test_flip_capability_on_hostile_rows(tmp_path, capsys):
     from textattack_secondorder.cli import main
 
     model_file = tmp_path / "tiny_bert.py"
-    model_file.write_text(TINY_BERT, encoding="utf-8")
+    model_file.write_text(tiny_bert_source(TINY_BERT_VOCAB), encoding="utf-8")
     out = tmp_path / "kappa.json"
     assert main(["flip-capability", "--model", str(model_file), "--dataset", str(HOSTILE), "--vocab-limit", "40",
                  "--out", str(out)]) == 0

@@ -10,34 +10,15 @@ import time
 import pandas as pd
 import pytest
 
-from conftest import offline_env
+from conftest import offline_env, tiny_bert_source
 
 WORDS = ["good", "bad", "film", "movie", "plot", "great", "dull", "fine", "awful", "story", "fun", "boring"]
 
-# a tiny BERT whose forward sleeps a little, so that the run lasts long enough to be killed midway
-SLOW_BERT = '''
-import time, torch, textattack
-from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
-torch.set_num_threads(1)
-VOCAB = {vocab!r}
-class Slow(BertForSequenceClassification):
-    def forward(self, *a, **k):
-        time.sleep(0.02)
-        return super().forward(*a, **k)
-import os, tempfile
-d = tempfile.mkdtemp()
-open(os.path.join(d, "vocab.txt"), "w").write("\\n".join(VOCAB) + "\\n")
-tok = BertTokenizerFast(vocab_file=os.path.join(d, "vocab.txt"))
-torch.manual_seed(0)
-cfg = BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                 intermediate_size=32, max_position_embeddings=512, num_labels=2, initializer_range=0.5)
-model = textattack.models.wrappers.HuggingFaceModelWrapper(Slow(cfg).eval(), tok)
-'''
 
 
 def write_inputs(tmp_path, n=40):
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a"] + WORDS
-    (tmp_path / "model.py").write_text(SLOW_BERT.format(vocab=vocab))
+    (tmp_path / "model.py").write_text(tiny_bert_source(vocab, sleep=0.02))
     rows = [(" ".join(WORDS[(3 * i + j * (i % 5 + 1)) % len(WORDS)] for j in range(3 + i % 4)), i % 2) for i in range(n)]
     pd.DataFrame(rows, columns=["text", "label"]).to_csv(tmp_path / "data.csv", index=False)
 
