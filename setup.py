@@ -101,7 +101,10 @@ setup(
             "tokenizers>=0.15",
         ],
         "use": ["tensorflow>=2.12", "tensorflow-hub>=0.14"],
-        "dev": ["pytest>=7", "pytest-timeout>=2"],
+        # Sharded runs on a Ray cluster (--ray): flip-capability, bias, attack-sweep (docs/methods.md §7).
+        "ray": ["ray>=2.9,<3"],
+        # The tests start a real (local, two-node) Ray cluster.
+        "dev": ["pytest>=7", "pytest-timeout>=2", "ray>=2.9,<3"],
     },
     entry_points={
         "console_scripts": [

@@ -41,6 +41,7 @@ SUBCOMMAND_MODULES = [
     "robustness_cmd",  # robustness: accuracy on perturbed sets and the RB-index (FlagEval)
     "augment_cmd",  # sp-augment: label-aware SP-Defense augmentation of a CSV
     "defend_cmd",  # defend: SP-Defense / Rand fine-tuning
+    "attack_sweep_cmd",  # attack-sweep: models x recipes x dataset, sharded, on Ray with --ray
 ]
 
 

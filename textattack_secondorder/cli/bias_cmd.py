@@ -1,7 +1,7 @@
 """``textattack-so bias``: counterfactual token bias B_{p,k} over natural neighbourhoods (Zhang et al. 2021, §4)."""
 from ..datasets.examples import load_examples
 from ..models.loading import load_model_wrapper as load_model
-from .common import add_dataset_args, add_model_args, screen_rows, write_skipped
+from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
 
 
 def add_parser(subparsers):
@@ -28,24 +28,27 @@ def add_parser(subparsers):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals")
     p.add_argument("--out", default="results/bias", help="output folder")
+    add_cluster_args(p, unit="protected pairs (one shard per pair by default)")
     p.set_defaults(func=run)
 
 
 def run(args):
     from ..evaluation.bias import CounterfactualBias
+    from ..evaluation.bias.sharded import BiasTask
     from ..transformations.neighborhood import WordSwapNeighborhood
 
     model = load_model(args.model, args.device, args.model_batch_size)
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     good, skipped = screen_rows(examples, model, labelled=False)
     texts = [t for t, _ in good]
-    bias = CounterfactualBias(
-        model, WordSwapNeighborhood(args.masked_lm, device=args.device), target_class=args.target_class,
-        max_k=args.max_k, sample_size=args.sample_size, sample_from_k=args.sample_from_k,
-        filter_epsilon=args.filter_epsilon, neutralize_pronouns=args.neutralize,
-        batch_size=args.model_batch_size, seed=args.seed, n_boot=args.bootstrap,
-    )
-    report = bias.run(texts, args.pairs, out_dir=args.out)
+    settings = dict(target_class=args.target_class, max_k=args.max_k, sample_size=args.sample_size,
+                    sample_from_k=args.sample_from_k, filter_epsilon=args.filter_epsilon,
+                    neutralize_pronouns=args.neutralize, batch_size=args.model_batch_size, seed=args.seed,
+                    n_boot=args.bootstrap)
+    bias = CounterfactualBias(model, WordSwapNeighborhood(args.masked_lm, device=args.device), **settings)
+    options = cluster_options(args)
+    task = BiasTask(args.model, args.device, args.masked_lm, settings) if options.distributed else None
+    report = bias.run(texts, args.pairs, out_dir=args.out, options=options, task=task)
     write_skipped(skipped, f"{args.out}/skipped_rows.csv")
     import pandas as pd
 

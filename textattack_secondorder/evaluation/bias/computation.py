@@ -22,17 +22,15 @@ difference is within ±ε seed the neighbourhoods, to show bias the test set hid
 
 Results: :class:`~.result.BiasReport` with a table (B, bootstrap interval, counts per pair
 and k), per-sentence differences, and ``save(out_dir)`` writing CSV/JSON/PNG.
-Runs resume: each finished pair is saved under ``out_dir/parts`` and reused.
+Runs resume: each finished pair is saved under ``out_dir/parts`` and reused; with
+``--ray`` the pairs run on a cluster (:mod:`.sharded`, docs/methods.md §7).
 """
-import hashlib
-import json
 import random
 from pathlib import Path
 
 import numpy as np
 
 from ...models.prediction import predict_probabilities
-from ...shared.files import atomic_write_text
 from ...shared.text import match_case
 from .pairs import gendered_words, neutralize, parse_pairs
 from .result import BiasReport, TokenBiasMetric
@@ -174,33 +172,47 @@ class CounterfactualBias:
                 level = [it for it in level if it[0] in keep]
         return records, len({sid for sid, _, _ in level})
 
-    def run(self, texts, pairs, out_dir=None):
-        """Measure every pair; with ``out_dir`` finished pairs are saved and reused (resume)."""
-        import pandas as pd
+    def pair_records(self, texts, pairs):
+        """``{"p1/p2": [(k, source, text, diff), ...]}`` for each ``(p1, p2, group)`` of ``pairs``."""
+        return {f"{p1}/{p2}": self.run_pair(texts, p1, p2, group)[0] for p1, p2, group in pairs}
+
+    def run(self, texts, pairs, out_dir=None, options=None, task=None):
+        """Measure every pair; finished pairs are saved under ``out_dir/parts`` and reused (resume).
+
+        Each pair is one shard (docs/methods.md §7), keyed by the model, the settings, the texts
+        and the pair. ``options`` (:class:`~...distributed.ClusterOptions`) with ``--ray`` runs the
+        pairs on Ray actors, each loading the model and masked LM once through ``task``
+        (:class:`~.sharded.BiasTask`); the merge is the same either way, so the table equals the
+        single run's.
+        """
+        from ...distributed import ShardStore, make_shards, run_shards
+        from ...models.fingerprint import model_fingerprint
+        from .sharded import BiasTask
 
         pairs = parse_pairs(pairs)
-        settings = self.settings()
-        fingerprint = hashlib.sha1(json.dumps([settings, list(texts)], default=str).encode()).hexdigest()[:12]
-        parts = Path(out_dir, "parts", fingerprint) if out_dir else None
+        key = {"what": "bias", "model": model_fingerprint(self.model_wrapper), "settings": self.settings(),
+               "texts": list(texts)}
+        shards = make_shards([list(p) for p in pairs], key, size=1 if options is None or not options.shards
+                             else -(-len(pairs) // options.shards))
+        for shard in shards:
+            shard.context["texts"] = list(texts)
+        task = task or BiasTask.local(self)
+        parts, _ = run_shards(task, shards, ShardStore(Path(out_dir, "parts") if out_dir else None), options,
+                              desc="pairs", progress=self.progress, local_state=self)
+        records = {}
+        for part in parts:
+            records.update(part)
+        return self.merge(records, pairs, out_dir)
+
+    def merge(self, records, pairs, out_dir=None):
+        """The :class:`BiasReport` of the per-pair records (bootstrap intervals with the run's seed)."""
+        import pandas as pd
+
         metric = TokenBiasMetric(n_boot=self.n_boot, seed=self.seed)
         rows, counts = [], {}
-        iterator = pairs
-        if self.progress:
-            from tqdm.auto import tqdm
-
-            iterator = tqdm(pairs, desc="pairs", unit="pair")
-        for p1, p2, group in iterator:
+        for p1, p2, group in pairs:
             name = f"{p1}/{p2}"
-            part = parts / f"{p1}__{p2}.csv" if parts else None
-            if part is not None and part.exists():
-                df = pd.read_csv(part, keep_default_na=False)
-                recs = list(df[["k", "source", "text", "diff"]].itertuples(index=False, name=None))
-            else:
-                recs, _ = self.run_pair(texts, p1, p2, group)
-                if part is not None:
-                    part.parent.mkdir(parents=True, exist_ok=True)
-                    df = pd.DataFrame(recs, columns=["k", "source", "text", "diff"])
-                    atomic_write_text(part, df.to_csv(index=False))
+            recs = records[name]
             for k in sorted({r[0] for r in recs}):
                 ks = [r for r in recs if r[0] == k]
                 metric.update((p1, p2), k, [r[1] for r in ks], [r[3] for r in ks])
@@ -211,7 +223,7 @@ class CounterfactualBias:
         groups = {f"{a}/{b}": g for a, b, g in pairs}
         table.insert(1, "group", table["pair"].map(groups))
         sentences = pd.DataFrame(rows, columns=["pair", "group", "k", "source", "text", "diff"])
-        report = BiasReport(table, sentences, counts, settings)
+        report = BiasReport(table, sentences, counts, self.settings())
         if out_dir:
             report.save(out_dir)
         return report

@@ -6,7 +6,7 @@ content key in ``cache_dir("kappa")`` and reused:
 
     key = sha256(format version, model fingerprint, κ data digest, EUBA settings)
 
-* **model fingerprint** (:func:`model_fingerprint`): the wrapper's class, every tensor of
+* **model fingerprint** (:func:`~...models.fingerprint.model_fingerprint`): the wrapper's class, every tensor of
   its ``model.state_dict()`` (name, dtype, shape, bytes) and the tokenizer's vocabulary.
   Retraining, another checkpoint or another vocabulary gives another key. A wrapper without
   a torch model (EUBA cannot run on it anyway) is fingerprinted by its outputs on fixed probe
@@ -23,7 +23,7 @@ import json
 import logging
 from pathlib import Path
 
-import numpy as np
+from ...models.fingerprint import model_fingerprint
 
 logger = logging.getLogger(__name__)
 
@@ -37,50 +37,12 @@ def _say(message, *args):
     ta_logger.info(message, *args)
 
 CACHE_VERSION = 1
-FINGERPRINT_TEXTS = ("the film is good and the acting is fine .", "a dull , boring movie .",
-                     "not bad at all , a good watch", "one of the worst films of the year")
 # datasets known by name and how many classes they have: refused early for a model with another number
 KNOWN_CLASSES = {"mr": 2}
 
 
 class KappaDataError(ValueError):
     """κ data whose labels do not fit the model (one line; raised as a recipe parameter error)."""
-
-
-def _update_tensor(h, name, tensor):
-    t = tensor.detach().cpu().contiguous()
-    h.update(f"{name}|{t.dtype}|{tuple(t.shape)}|".encode())
-    if str(t.dtype) == "torch.bfloat16":
-        t = t.float()  # bfloat16 has no numpy view
-    h.update(t.numpy().tobytes() if t.numel() else b"")
-
-
-def model_fingerprint(model_wrapper):
-    """Hex digest naming the model's weights and vocabulary (see the module docstring)."""
-    h = hashlib.sha256(f"{type(model_wrapper).__module__}.{type(model_wrapper).__qualname__}|".encode())
-    model = getattr(model_wrapper, "model", None)
-    state = None
-    if model is not None and hasattr(model, "state_dict"):
-        try:
-            state = model.state_dict()
-        except Exception:  # noqa: BLE001 - fall back to outputs
-            state = None
-    if state:
-        h.update(f"{type(model).__module__}.{type(model).__qualname__}|".encode())
-        for name in sorted(state):
-            if hasattr(state[name], "detach"):
-                _update_tensor(h, name, state[name])
-    else:
-        out = np.asarray(model_wrapper(list(FINGERPRINT_TEXTS)), dtype=np.float64)
-        h.update(b"outputs|" + np.round(out, 6).tobytes())
-    tokenizer = getattr(model_wrapper, "tokenizer", None)
-    vocab = getattr(tokenizer, "get_vocab", None)
-    if callable(vocab):
-        try:
-            h.update(json.dumps(sorted(vocab().items())).encode())
-        except Exception:  # noqa: BLE001 - a tokenizer without a listable vocabulary
-            pass
-    return h.hexdigest()
 
 
 def data_digest(examples):

@@ -13,8 +13,8 @@ its shard, so κ (a lower bound either way) depends on the shard layout: it is t
 a given ``--shards`` with or without Ray and whatever the number of workers.
 """
 from ...distributed import ClusterOptions, ShardStore, make_shards, run_shards
+from ...models.fingerprint import model_fingerprint
 from ...models.loading import load_model_wrapper
-from .cache import model_fingerprint
 from .computation import KappaSetup
 from .result import FlipCapability, FlipCapabilityResult
 
@@ -29,7 +29,8 @@ class KappaTask:
         self.device, self.batch_size, self.vocab_limit = device, batch_size, vocab_limit
 
     def setup(self):
-        model = load_model_wrapper(self.model_spec, self.device, self.batch_size)
+        model = self.model_spec if not isinstance(self.model_spec, str) else \
+            load_model_wrapper(self.model_spec, self.device, self.batch_size)
         return KappaSetup(model, device=self.device, batch_size=self.batch_size, vocab_limit=self.vocab_limit)
 
     def run(self, setup, shard):
@@ -50,14 +51,17 @@ def compute_flip_capability_sharded(model_spec, examples, options=None, method="
     """κ and ρ of ``model_spec`` on ``examples`` computed shard by shard (see the module docstring).
 
     Args:
-        model_spec: what each worker loads (``load_model_wrapper`` forms: demo victim, folder, ``.py``).
+        model_spec: what each worker loads (``load_model_wrapper`` forms: demo victim, folder, ``.py``),
+            or a picklable model wrapper sent to the workers.
         options: :class:`~...distributed.ClusterOptions` (``--ray``, ``--shards``, workers, threads, GPUs).
         folder: where finished shards are saved (``None``: nowhere, no resume).
         model_wrapper: the model already loaded here (fingerprint; the in-process run reuses it).
     Returns ``(FlipCapabilityResult, RunStats)``.
     """
     options = options or ClusterOptions()
-    model_wrapper = model_wrapper or load_model_wrapper(model_spec, device, batch_size)
+    if model_wrapper is None:
+        model_wrapper = model_spec if not isinstance(model_spec, str) else \
+            load_model_wrapper(model_spec, device, batch_size)
     setup = KappaSetup(model_wrapper, device=device, batch_size=batch_size, vocab_limit=vocab_limit)
     n_shards = shard_count(len(examples), options)
     key = {"what": "kappa", "model": model_fingerprint(model_wrapper), "method": method, "m": m,

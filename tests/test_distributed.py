@@ -1,0 +1,213 @@
+"""Sharded runs (docs/methods.md §7): content keys, resume, exact merges, and a real Ray.
+
+Fast: shard keys, resume counts and the sharded κ merge in this process; one real
+single-node Ray run whose actor is killed mid-shard. Slow (``-m slow``): a local
+two-node Ray cluster on 127.0.0.1 running flip-capability, bias and an attack sweep,
+each compared with the single-process result.
+"""
+import json
+import os
+import signal
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import console_script, offline_env, tiny_bert_source
+from textattack_secondorder.distributed import ClusterOptions, ShardStore, make_shards, run_shards
+
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film", "is", "good", "bad", "and", "cast", "fine",
+         "plot", "dull", "great", "movie", "acting", "not"]
+TEXTS = [("the film is good", 1), ("a bad plot", 0), ("the cast is fine and good", 1), ("a dull movie", 0),
+         ("great acting", 1), ("the plot is not good", 0), ("a fine film", 1), ("bad acting and a dull plot", 0)]
+
+
+class Doubler:
+    """A task without torch: doubles its items; kills its own process once when ``kill_marker`` is set."""
+
+    def __init__(self, kill_marker=None, stop_after=None):
+        self.kill_marker, self.stop_after = kill_marker, stop_after
+        self.ran = []
+
+    def setup(self):
+        return os.getpid()
+
+    def run(self, pid, shard):
+        if self.kill_marker and shard.index == 1 and not os.path.exists(self.kill_marker):
+            open(self.kill_marker, "w").close()
+            os.kill(os.getpid(), signal.SIGKILL)  # the actor's process dies mid-shard
+        if self.stop_after is not None and len(self.ran) >= self.stop_after:
+            raise KeyboardInterrupt
+        self.ran.append(shard.index)
+        return [2 * x for x in shard.items]
+
+
+def test_shard_keys_follow_content_and_settings():
+    a = make_shards(list(range(10)), {"m": 512}, 3)
+    assert [len(s) for s in a] == [3, 4, 3] and [s.start for s in a] == [0, 3, 7]
+    assert [s.key for s in a] == [s.key for s in make_shards(list(range(10)), {"m": 512}, 3)]
+    other_setting = make_shards(list(range(10)), {"m": 256}, 3)
+    other_data = make_shards([0, 1, 2, 3, 4, 5, 6, 7, 8, 99], {"m": 512}, 3)
+    assert not {s.key for s in a} & {s.key for s in other_setting}
+    assert [s.key for s in a][:2] == [s.key for s in other_data][:2] and a[2].key != other_data[2].key
+    assert [len(s) for s in make_shards(list(range(10)), {}, size=4)] == [4, 4, 2]
+
+
+def test_interrupted_run_resumes_without_recomputing(tmp_path):
+    shards = make_shards(list(range(12)), {"x": 1}, 6)
+    with pytest.raises(KeyboardInterrupt):
+        run_shards(Doubler(stop_after=4), shards, ShardStore(tmp_path), progress=False)
+    assert len(list(tmp_path.glob("*.pkl"))) == 4 and not list(tmp_path.glob(".*tmp*"))
+    task = Doubler()
+    results, stats = run_shards(task, shards, ShardStore(tmp_path), progress=False)
+    assert (stats.computed, stats.reused) == (2, 4) and task.ran == [4, 5]
+    assert sum(results, []) == [2 * x for x in range(12)]
+
+
+def _tiny_bert(tmp_path):
+    path = tmp_path / "tiny_bert.py"
+    path.write_text(tiny_bert_source(VOCAB), encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("method,m", [("brute", None), ("euba", None)])
+def test_sharded_kappa_equals_single_run(tmp_path, method, m):
+    from textattack_secondorder.evaluation.flip_capability import compute_flip_capability
+    from textattack_secondorder.evaluation.flip_capability.sharded import compute_flip_capability_sharded
+    from textattack_secondorder.models.loading import load_model_wrapper
+
+    spec = _tiny_bert(tmp_path)
+    model = load_model_wrapper(spec)
+    single = compute_flip_capability(model, TEXTS, method=method, m=m, progress=False)
+    sharded, stats = compute_flip_capability_sharded(spec, TEXTS, ClusterOptions(shards=3), method=method, m=m,
+                                                     folder=tmp_path / "shards", model_wrapper=model, progress=False)
+    assert stats.computed == 3 and single.metric.num_correct > 0
+    assert np.array_equal(single.metric.counts, sharded.metric.counts)
+    assert single.metric.num_correct == sharded.metric.num_correct and single.rho == sharded.rho
+    # a re-run reuses every shard; a changed setting reuses none
+    _, again = compute_flip_capability_sharded(spec, TEXTS, ClusterOptions(shards=3), method=method, m=m,
+                                               folder=tmp_path / "shards", model_wrapper=model, progress=False)
+    assert (again.computed, again.reused) == (0, 3)
+    _, other = compute_flip_capability_sharded(spec, TEXTS, ClusterOptions(shards=3), method=method, m=m,
+                                               vocab_limit=10, folder=tmp_path / "shards", model_wrapper=model,
+                                               progress=False)
+    assert (other.computed, other.reused) == (3, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+ray = pytest.importorskip("ray")
+
+
+def _register_this_module():
+    """Pickle this module's classes by value, so Ray workers need not import the test module."""
+    import ray.cloudpickle
+
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+def _start_local_ray(tries=2):
+    """A local Ray instance; on a busy machine a node can miss Ray's 30 s start-up window: try once more."""
+    for attempt in range(tries):
+        try:
+            return ray.init(num_cpus=2, include_dashboard=False)
+        except Exception:  # noqa: BLE001 - Ray raises a bare Exception on a start-up timeout
+            ray.shutdown()
+            if attempt == tries - 1:
+                raise
+
+
+def test_ray_actor_killed_mid_shard_is_retried(tmp_path):
+    _register_this_module()
+    shards = make_shards(list(range(12)), {"x": 2}, 4)
+    options = ClusterOptions(ray="local", workers=2)
+    _start_local_ray()
+    try:
+        results, stats = run_shards(Doubler(kill_marker=str(tmp_path / "killed")), shards, ShardStore(tmp_path),
+                                    options, progress=False)
+    finally:
+        ray.shutdown()
+    assert (tmp_path / "killed").exists()  # one actor did die
+    assert sum(results, []) == [2 * x for x in range(12)]  # nothing lost, nothing twice
+    assert stats.computed == 4 and len(list(tmp_path.glob("*.pkl"))) == 4
+
+
+# ------------------------------------------------------------------ slow: a two-node Ray cluster
+@pytest.fixture(scope="module")
+def cluster():
+    from ray.cluster_utils import Cluster
+
+    _register_this_module()
+    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+    c.add_node(num_cpus=1)
+    c.wait_for_nodes()
+    yield c
+    c.shutdown()
+
+
+@pytest.fixture
+def connected(cluster):
+    ray.init(address=cluster.address)
+    yield cluster.address
+    ray.shutdown()
+
+
+def _cli(*argv):
+    from textattack_secondorder.cli import main
+
+    assert main([str(a) for a in argv]) == 0
+
+
+@pytest.mark.slow
+def test_two_node_flip_capability_equals_single_run(tmp_path, cluster, monkeypatch):
+    data = tmp_path / "data.csv"
+    pd.DataFrame(TEXTS, columns=["text", "label"]).to_csv(data, index=False)
+    spec = _tiny_bert(tmp_path)
+    common = ["flip-capability", "--model", spec, "--dataset", data, "--exact"]
+    _cli(*common, "--out", tmp_path / "single.json")
+    # the stock command line joins the running cluster by address, two actors, one per node
+    _cli(*common, "--out", tmp_path / "ray.json", "--ray", cluster.address, "--shards", 4, "--workers", 2)
+    single = json.loads((tmp_path / "single.json").read_text())
+    sharded = json.loads((tmp_path / "ray.json").read_text())
+    assert single["kappa"] == sharded["kappa"] and single["rho"] == sharded["rho"]
+    assert len(list((tmp_path / "ray.shards").glob("*.pkl"))) == 4
+
+
+@pytest.mark.slow
+def test_two_node_bias_equals_single_run(connected):
+    from test_bias import TABLE, BoW, TableProposer, make_data
+    from textattack_secondorder.evaluation.bias import CounterfactualBias
+    from textattack_secondorder.evaluation.bias.sharded import BiasTask
+    from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
+
+    import ray.cloudpickle
+
+    ray.cloudpickle.register_pickle_by_value(sys.modules["test_bias"])
+    model = BoW(make_data(200, 0.9, 7))
+    texts = [t for t, _ in make_data(30, 0.5, 8)]
+    settings = dict(max_k=2, n_boot=200, progress=False)
+    pairs = [("he", "she"), ("liked", "found"), ("called", "thought")]
+    single = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), **settings).run(texts, pairs)
+    task = BiasTask(model, masked_lm=TableProposer(TABLE), options=settings)
+    sharded = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), **settings).run(
+        texts, pairs, options=ClusterOptions(ray=connected, workers=2), task=task)
+    pd.testing.assert_frame_equal(single.table, sharded.table)
+    pd.testing.assert_frame_equal(single.sentences, sharded.sentences)
+
+
+@pytest.mark.slow
+def test_two_node_attack_sweep_equals_single_run(tmp_path, cluster):
+    data = tmp_path / "data.csv"
+    pd.DataFrame(TEXTS, columns=["text", "label"]).to_csv(data, index=False)
+    spec = _tiny_bert(tmp_path)
+    common = ["attack-sweep", "--models", spec, "--recipes", "deepwordbug", "pruthi", "--dataset", data,
+              "--num-examples", len(TEXTS), "--model-batch-size", 8]
+    _cli(*common, "--out", tmp_path / "single")
+    _cli(*common, "--out", tmp_path / "ray", "--ray", cluster.address, "--shards", 3, "--workers", 2)
+    for name in ("tiny_bert__deepwordbug.csv", "tiny_bert__pruthi.csv"):
+        a = pd.read_csv(tmp_path / "single" / name)
+        b = pd.read_csv(tmp_path / "ray" / name)
+        assert len(a) == len(TEXTS)
+        pd.testing.assert_frame_equal(a, b)
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "single" / "summary.csv"),
+                                  pd.read_csv(tmp_path / "ray" / "summary.csv"))
