@@ -62,6 +62,7 @@ class RunStats:
     computed: int = 0
     reused: int = 0
     workers: int = 1
+    startup_seconds: float = 0.0  # Ray: starting the actors and loading their models, before the first shard
     wall_seconds: float = 0.0
     shard_seconds: list = field(default_factory=list)
 
@@ -71,7 +72,7 @@ class RunStats:
         if not self.computed:
             return 0.0
         busy = sum(self.shard_seconds) / max(self.workers, 1)
-        return max(self.wall_seconds - busy, 0.0) / self.computed
+        return max(self.wall_seconds - self.startup_seconds - busy, 0.0) / self.computed
 
 
 class _Worker:
@@ -91,7 +92,7 @@ class _Worker:
         return shard.key, result, time.perf_counter() - t0
 
     def pid(self):
-        return os.getpid()
+        return os.getpid()  # also tells that the actor is up and its model loaded
 
 
 def import_ray():
@@ -186,6 +187,9 @@ def _run_on_ray(task, todo, store, options, stats, bar):
                            max_restarts=-1, max_task_retries=options.max_retries)(_Worker)
         task_ref = ray.put(task)
         actors = [actor.remote(task_ref, options.threads_per_worker) for _ in range(n)]
+        t0 = time.perf_counter()
+        ray.get([a.pid.remote() for a in actors])
+        stats.startup_seconds = time.perf_counter() - t0
         pool = ActorPool(actors)
         for key, result, seconds in pool.map_unordered(lambda a, s: a.run.remote(s), todo):
             store.save(key, result)
