@@ -138,9 +138,17 @@ def cluster():
     from ray.cluster_utils import Cluster
 
     _register_this_module()
-    c = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
-    c.add_node(num_cpus=1)
-    c.wait_for_nodes()
+    for attempt in range(3):  # a node can miss Ray's 30 s start-up window on a busy machine
+        c = Cluster()
+        try:
+            c.add_node(num_cpus=1, include_dashboard=False)
+            c.add_node(num_cpus=1)
+            c.wait_for_nodes()
+            break
+        except Exception:  # noqa: BLE001 - Ray raises a bare Exception on a start-up timeout
+            c.shutdown()
+            if attempt == 2:
+                raise
     yield c
     c.shutdown()
 
@@ -169,7 +177,11 @@ def test_two_node_flip_capability_equals_single_run(tmp_path, cluster, monkeypat
     _cli(*common, "--out", tmp_path / "ray.json", "--ray", cluster.address, "--shards", 4, "--workers", 2)
     single = json.loads((tmp_path / "single.json").read_text())
     sharded = json.loads((tmp_path / "ray.json").read_text())
-    assert single["kappa"] == sharded["kappa"] and single["rho"] == sharded["rho"]
+    assert single["state"]["counts"] == sharded["state"]["counts"]
+    for k in ("rho", "correct", "examples", "queries_per_sentence"):
+        assert single["summary"][k] == sharded["summary"][k]
+    assert sharded["settings"]["shards"] == 4
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "single.csv"), pd.read_csv(tmp_path / "ray.csv"))
     assert len(list((tmp_path / "ray.shards").glob("*.pkl"))) == 4
 
 
