@@ -70,3 +70,21 @@ def test_robustness_on_hostile_rows(model_file, tmp_path, capsys):
                  "--synonyms", str(syn), "--out", str(out)]) == 0
     assert (out / "robustness.json").is_file()
     _check_skipped(out / "skipped_rows.csv")
+
+
+PURPOSE = {"flip-capability": "flip capability κ/ρ", "defend": "SP-Defense training"}
+
+
+@pytest.mark.parametrize("command", ["flip-capability", "defend"])
+def test_model_without_gradient_access_is_one_line_error(model_file, tmp_path, capsys, command):
+    """A prediction-only wrapper (no embeddings, no tokenizer): one line naming the model and the need, exit code 2."""
+    from textattack_secondorder.cli import main
+
+    assert main([command, "--model", str(model_file), "--dataset", str(HOSTILE), "--out", str(tmp_path / "out")]) == 2
+    # (in-process, TextAttack's logger may also print into an earlier test's closed capture: last line only)
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == (f"textattack-so {command}: error: model '{model_file}' (KeywordModel) has no PyTorch `model` and "
+                   f"no Hugging Face `tokenizer`: {PURPOSE[command]} needs gradients through the input embeddings (a "
+                   "transformers classifier, a saved model folder or one of this package's victims such as mr-cnn; "
+                   "a prediction-only wrapper cannot be used)"), err
+    assert not (tmp_path / "out").exists()

@@ -200,7 +200,7 @@ class SPDefenseAugmenter:
             from ..models.token_classifier import TokenClassifier
 
             self.clf = model if isinstance(model, TokenClassifier) else TokenClassifier.from_model_wrapper(
-                model, device=device)
+                model, "SP-Defense augmentation with a model", device=device)
         if mode == "auto":
             mode = "gradient" if self.clf is not None else "random"
             logger.warning("sp-defense: mode 'auto' -> %r (%s)", mode,

@@ -14,6 +14,7 @@ import sys
 USER_ERRORS = {
     "textattack_secondorder.attack_recipes.recipe": "RecipeParameterError",
     "textattack_secondorder.models.probe": "ModelProbeError",
+    "textattack_secondorder.models.token_classifier": "GradientAccessError",
     "textattack_secondorder.resources.resolution": "ResourceError",
     "textattack_secondorder.plugin.extensions": "UsageError",
     "textattack_secondorder.distributed.runner": "ClusterError",

@@ -26,6 +26,7 @@ def run(args):
     from ..models.token_classifier import TokenClassifier
 
     model = load_model(args.model, args.device, args.model_batch_size)
+    TokenClassifier.require_access(model, "SP-Defense training", name=args.model)  # one line, exit code 2
     train = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     train, skipped = screen_rows(train, model)
     test = load_examples(args.dataset, "test") if args.dataset == "mr" else None

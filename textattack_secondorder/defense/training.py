@@ -49,7 +49,7 @@ def train_defense(model_wrapper, train_examples, steps=1000, batch_size=32, lr=N
         raise ValueError(f"defense must be one of {DEFENSES}")
     if not train_examples:
         raise ValueError("no training examples")
-    clf = TokenClassifier.from_model_wrapper(model_wrapper, device=device)
+    clf = TokenClassifier.from_model_wrapper(model_wrapper, "SP-Defense training", device=device)
     model, tok = clf.model, clf.tokenizer
     if special_words is None:
         special_words = special_word_table(train_examples)

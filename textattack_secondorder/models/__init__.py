@@ -28,6 +28,7 @@ _LAZY = {
     "VICTIMS": "victims",
     "UnknownVictimError": "victims",
     "TokenClassifier": "token_classifier",
+    "GradientAccessError": "token_classifier",
     "load_model_wrapper": "loading",
     "predict_probabilities": "prediction",
     "predict_labels": "prediction",

@@ -14,6 +14,10 @@ from .prediction import predict_logits
 _LETTERS = re.compile(r"^[^\W\d_]+$")
 
 
+class GradientAccessError(TypeError):
+    """The victim gives no access to its input embeddings and tokenizer (one line, exit code 2)."""
+
+
 class TokenClassifier:
     """Token-level view of a classifier for κ/ρ: ids in, probabilities out, gradients at masked positions.
 
@@ -43,15 +47,29 @@ class TokenClassifier:
         else:
             raise ValueError("tokenizer has no mask, unknown or padding token to stand for a masked position")
 
-    @classmethod
-    def from_model_wrapper(cls, model_wrapper, **kwargs):
+    @staticmethod
+    def require_access(model_wrapper, purpose="κ/ρ", name=None):
+        """Raise :class:`GradientAccessError` (one line: the model, ``purpose``, what is missing) unless
+        ``model_wrapper`` has a PyTorch ``model`` with ``get_input_embeddings()`` and a ``tokenizer``."""
+        from .probe import model_name
+
         model, tok = getattr(model_wrapper, "model", None), getattr(model_wrapper, "tokenizer", None)
-        if model is None or tok is None or not hasattr(model, "get_input_embeddings"):
-            raise TypeError(
-                "κ/ρ need gradients: pass a model wrapper with a PyTorch `model` (with get_input_embeddings()) "
-                f"and a Hugging Face `tokenizer`; got {type(model_wrapper).__name__}"
-            )
-        return cls(model, tok, **kwargs)
+        missing = [what for what, absent in (
+            ("PyTorch `model`", model is None),
+            ("input embeddings (`model.get_input_embeddings()`)", model is not None
+             and not hasattr(model, "get_input_embeddings")),
+            ("Hugging Face `tokenizer`", tok is None)) if absent]
+        if missing:
+            shown = f"{name!r} ({model_name(model_wrapper)})" if name else model_name(model_wrapper)
+            raise GradientAccessError(
+                f"model {shown} has no {' and no '.join(missing)}: {purpose} needs gradients through the input "
+                "embeddings (a transformers classifier, a saved model folder or one of this package's victims such "
+                "as mr-cnn; a prediction-only wrapper cannot be used)")
+
+    @classmethod
+    def from_model_wrapper(cls, model_wrapper, purpose="κ/ρ", **kwargs):
+        cls.require_access(model_wrapper, purpose)
+        return cls(model_wrapper.model, model_wrapper.tokenizer, **kwargs)
 
     # -- vocabulary and inputs --------------------------------------------------
     def vocabulary(self):

@@ -38,9 +38,10 @@ def user_errors():
     """Exceptions that mean a bad parameter, resource or victim: one line and exit code 2, no traceback."""
     from ..attack_recipes.recipe import RecipeParameterError
     from ..models.probe import ModelProbeError
+    from ..models.token_classifier import GradientAccessError
     from ..resources.resolution import ResourceError
 
-    return (UsageError, RecipeParameterError, ResourceError, ModelProbeError)
+    return (UsageError, RecipeParameterError, ResourceError, ModelProbeError, GradientAccessError)
 
 
 def _once(owner, attr, make):

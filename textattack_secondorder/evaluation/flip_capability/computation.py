@@ -140,7 +140,8 @@ class KappaSetup:
         if hasattr(model_wrapper, "get_input_embeddings"):
             raise TypeError("pass a TextAttack model wrapper (with .model and .tokenizer), not a bare model")
         self.clf = model_wrapper if isinstance(model_wrapper, TokenClassifier) else \
-            TokenClassifier.from_model_wrapper(model_wrapper, device=device, batch_size=batch_size)
+            TokenClassifier.from_model_wrapper(model_wrapper, "flip capability κ/ρ", device=device,
+                                               batch_size=batch_size)
         self.vocab_ids, self.words = self.clf.vocabulary()
         if vocab_limit:
             self.vocab_ids, self.words = self.vocab_ids[:vocab_limit], self.words[:vocab_limit]
