@@ -42,12 +42,15 @@ def console_script(name):
     return str(path)
 
 
-def tiny_bert_source(vocab, sleep=0.0):
+def tiny_bert_source(vocab, sleep=0.0, max_length=None):
     """Source of a ``--model`` file: a tiny 2-class BERT over ``vocab`` (seeded), each forward sleeping ``sleep`` s.
 
     Flip capability needs gradients through input embeddings, so the long commands get a real
-    (tiny) transformer; the sleep makes a run last long enough to be killed midway.
+    (tiny) transformer; the sleep makes a run last long enough to be killed midway. TextAttack's
+    wrapper pads every call to the tokenizer's ``model_max_length`` (512 here): ``max_length``
+    lowers it, which makes attacks on the tiny model many times faster.
     """
+    limit = f"tok.model_max_length = {int(max_length)}\n" if max_length else ""
     return f'''
 import os, tempfile, time, torch, textattack
 from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
@@ -60,11 +63,28 @@ class TinyBert(BertForSequenceClassification):
 d = tempfile.mkdtemp()
 open(os.path.join(d, "vocab.txt"), "w").write("\\n".join(VOCAB) + "\\n")
 tok = BertTokenizerFast(vocab_file=os.path.join(d, "vocab.txt"))
-torch.manual_seed(0)
+{limit}torch.manual_seed(0)
 cfg = BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                  intermediate_size=32, max_position_embeddings=512, num_labels=2, initializer_range=0.5)
 model = textattack.models.wrappers.HuggingFaceModelWrapper(TinyBert(cfg).eval(), tok)
 '''
+
+
+def write_tiny_mlm(folder, vocab):
+    """A tiny masked LM (seeded BERT over ``vocab``) saved to ``folder``, for the ``masked_lm=FOLDER`` slot value."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    tok = BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), model_max_length=64)
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=64)
+    BertForMaskedLM(cfg).eval().save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 import random
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 import textattack
@@ -153,3 +154,21 @@ def test_parse_pairs():
     assert parse_pairs("gay/straight")[0][:2] == ("gay", "straight")
     with pytest.raises(ValueError, match="Unknown pair spec"):
         parse_pairs("nonsense")
+
+
+def test_resumed_pairs_are_exact_and_never_those_of_another_model(tmp_path):
+    """docs/methods.md §6: parts read back give the very same table; another model never reuses them."""
+    texts = [t for t, _ in make_data(15, 0.5, 8)]
+    model = BoW(make_data(200, 0.9, 7))
+    r1 = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), max_k=1, progress=False).run(
+        texts, "he/she", out_dir=tmp_path)
+    r2 = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), max_k=1, progress=False).run(
+        texts, "he/she", out_dir=tmp_path)
+    pd.testing.assert_frame_equal(r2.table, r1.table, check_exact=True)
+    pd.testing.assert_frame_equal(r2.sentences, r1.sentences, check_exact=True)
+    calls = []
+    other = CounterfactualBias(BoW(make_data(200, 0.1, 7)), WordSwapNeighborhood(TableProposer(TABLE)), max_k=1,
+                               progress=False)
+    other.run_pair = lambda *a: calls.append(a) or ([], 0)
+    other.run(texts, "he/she", out_dir=tmp_path)
+    assert calls, "a pair measured on another model was reused"

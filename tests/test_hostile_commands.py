@@ -3,6 +3,7 @@
 In-process ``textattack_secondorder.cli.main`` on a keyword victim (no training, no network).
 """
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -70,6 +71,153 @@ def test_robustness_on_hostile_rows(model_file, tmp_path, capsys):
                  "--synonyms", str(syn), "--out", str(out)]) == 0
     assert (out / "robustness.json").is_file()
     _check_skipped(out / "skipped_rows.csv")
+
+
+def _hostile():
+    return pd.read_csv(HOSTILE, keep_default_na=False)
+
+
+def test_bias_on_hostile_rows(model_file, tmp_path, capsys):
+    """bias reads texts only: bad texts and duplicates are skipped, rows with bad labels are texts like the others."""
+    from conftest import write_tiny_mlm
+
+    from textattack_secondorder.cli import main
+
+    mlm = write_tiny_mlm(tmp_path / "mlm", TINY_BERT_VOCAB)
+    out = tmp_path / "bias"
+    assert main(["bias", "--model", str(model_file), "--dataset", str(HOSTILE), "--pairs", "film/movie,good/great",
+                 "--masked-lm", str(mlm), "--max-k", "1", "--bootstrap", "50", "--out", str(out)]) == 0
+    rows = _hostile()
+    skipped = pd.read_csv(out / "skipped_rows.csv", keep_default_na=False)
+    assert (skipped["skip_reason"].str.len() > 0).all()
+    assert sorted(rows.loc[skipped["row"], "case"]) == sorted(
+        ["empty", "whitespace", "punctuation", "emoji_only", "control", "duplicate", "duplicate"])
+    good = [i for i in rows.index if i not in set(skipped["row"])]
+    sentences = pd.read_csv(out / "bias_sentences.csv", keep_default_na=False)
+    sources = set(sentences.loc[sentences["k"] == 0, "source"])
+    # every good row is measured, but the 600-word one: its pair words occur more than once (the method's rule)
+    assert sources == {j for j, i in enumerate(good) if rows.loc[i, "case"] != "long"}
+    assert (out / "bias_table.csv").is_file()
+    assert "skipping 7 of 18 rows" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("mode", ["random", "mix"])
+def test_sp_augment_on_hostile_rows(tmp_path, mode):
+    """Each bad row is written once, unchanged, with its reason; each good row as original + augmentation."""
+    from textattack_secondorder.cli import main
+
+    args = ["sp-augment", "--input-csv", str(HOSTILE), "--output-csv", str(tmp_path / "aug.csv"), "--mode", mode]
+    if mode == "mix":  # gradient and special-word augmentation: a model, whose classes bound the labels
+        model = tmp_path / "tiny_bert.py"
+        model.write_text(tiny_bert_source(TINY_BERT_VOCAB), encoding="utf-8")
+        args += ["--model", str(model)]
+    assert main(args) == 0
+    rows = _hostile()
+    out = pd.read_csv(tmp_path / "aug.csv", keep_default_na=False, dtype=str)
+    bad = out[out["skip_reason"] != ""]
+    assert len(bad) >= 8 and (bad["augmentation"] == "original").all()
+    # without a model the classes are unknown: label 7 is a class number like any other
+    out_of_range = {"label_out_of_range"} if mode == "mix" else set()
+    assert set(bad["case"]) == {"empty", "whitespace", "punctuation", "emoji_only", "control", "label_negative",
+                                "label_not_a_number", "label_missing", "duplicate"} | out_of_range
+    for case in GOOD_CASES | {"long", "unicode", "markup"} | ({"label_out_of_range"} - out_of_range):
+        got = out[out["case"] == case]
+        assert list(got["augmentation"])[0] == "original" and len(got) == 2 and (got["skip_reason"] == "").all(), case
+    assert len(out) == len(rows) + (len(rows) - len(bad))
+    skipped_text = bad.set_index("case")["text"].to_dict()
+    assert skipped_text["control"] == rows.set_index("case").loc["control", "text"]  # kept as it was
+
+
+def test_defend_on_hostile_rows(tmp_path):
+    from textattack_secondorder.cli import main
+
+    model = tmp_path / "tiny_bert.py"
+    model.write_text(tiny_bert_source(TINY_BERT_VOCAB), encoding="utf-8")
+    out = tmp_path / "defended"
+    assert main(["defend", "--model", str(model), "--dataset", str(HOSTILE), "--steps", "2", "--batch-size", "4",
+                 "--out", str(out)]) == 0
+    skipped = _check_skipped(out / "skipped_rows.csv")
+    info = json.loads((out / "defense.json").read_text())
+    assert info["rows skipped for bad input"] == len(skipped) == 11
+    assert info["training examples"] == len(_hostile()) - len(skipped)
+    assert (out / "config.json").is_file()
+
+
+def test_meaning_on_a_log_of_the_hostile_rows(tmp_path, capsys):
+    """A TextAttack CSV log of the hostile rows: bad rows listed with their reason, every good row judged."""
+    from test_hostile_input import BAD, attack_rows, build, hostile_rows
+
+    from textattack_secondorder.cli import main
+
+    rows = hostile_rows()
+    log = tmp_path / "log.csv"
+    attack_rows(build("textfooler-offline"), rows, str(log))
+    out = tmp_path / "meaning.csv"
+    assert main(["meaning", "--log", str(log), "--include-skipped", "-o", str(out)]) == 0
+    judged = pd.read_csv(out, keep_default_na=False)
+    cases = [c for _, _, c in rows]
+    bad_rows = {i for i, c in enumerate(cases) if c in BAD}
+    listed = judged[judged["skip_reason"] != ""] if "skip_reason" in judged else judged.iloc[:0]
+    assert set(listed["index"]) == bad_rows and (listed["skip_reason"].str.len() > 0).all()
+    scored = judged[judged["skip_reason"] == ""]
+    assert set(scored["index"]) == set(range(len(rows))) - bad_rows
+    assert scored["source_chrf"].astype(float).between(0, 1).all()
+    summary = json.loads(out.with_suffix(".summary.json").read_text())
+    assert summary["rows skipped for bad input"] == len(bad_rows)
+    assert "rows skipped for bad input" in capsys.readouterr().out
+
+
+def test_meaning_on_hostile_seq2seq_lines(tmp_path):
+    """Five line files holding the hostile texts: a line pair that cannot be scored is listed with its reason."""
+    from textattack_secondorder.cli import main
+
+    texts = [t.replace("\n", " ") for t in _hostile()["text"]]
+    files = {}
+    for name, lines in (("src", texts), ("adv", [t + " !" if t.strip() else t for t in texts]), ("oo", texts),
+                        ("oa", texts[::-1]), ("ref", texts)):
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    out = tmp_path / "meaning.csv"
+    assert main(["meaning", "--src", str(files["src"]), "--adv", str(files["adv"]), "--out-orig", str(files["oo"]),
+                 "--out-adv", str(files["oa"]), "--ref", str(files["ref"]), "-o", str(out)]) == 0
+    judged = pd.read_csv(out, keep_default_na=False)
+    assert len(judged) == len(texts)
+    reasons = dict(zip(judged["index"], judged["skip_reason"]))
+    cases = list(_hostile()["case"])
+    for i, case in enumerate(cases):
+        if case in ("empty", "whitespace", "punctuation", "emoji_only", "control"):
+            assert reasons[i], case
+        elif case in GOOD_CASES:
+            assert not reasons[i], (case, reasons[i])
+
+
+@pytest.mark.slow  # a subprocess: importing TextAttack alone takes minutes on a busy machine
+def test_stock_textattack_augment_sp_defense_on_hostile_rows(tmp_path):
+    """`textattack augment --recipe sp-defense`: exit 0, bad texts left as they are with a warning naming the reason."""
+    import subprocess
+
+    from conftest import console_script, offline_env
+
+    out = tmp_path / "aug.csv"
+    res = subprocess.run([console_script("textattack"), "augment", "--input-csv", str(HOSTILE), "--output-csv",
+                          str(out), "--input-column", "text", "--recipe", "sp-defense^vocabulary=['splendid','dreary']",
+                          "--transformations-per-example", "1"], capture_output=True, text=True, env=offline_env(),
+                         timeout=1200)
+    assert res.returncode == 0, res.stderr[-3000:]
+    for reason in ("empty text", "whitespace-only text", "no words", "control character"):
+        assert reason in res.stderr, reason
+    # TextAttack writes with quotechar "/" and then deletes every "/": a text with a comma is not quoted
+    # any more, so split each line from the right (label and case hold no comma)
+    lines = out.read_text(encoding="utf-8").split("\n")
+    assert lines[0] == "text,label,case" and lines[-1] == ""
+    by_case = {}
+    for line in lines[1:-1]:
+        text, _, case = line.rsplit(",", 2)
+        by_case.setdefault(case, []).append(text)
+    for case in ("empty", "whitespace", "punctuation", "emoji_only", "control"):
+        assert len(by_case[case]) == 1, case  # the original only
+    for case in GOOD_CASES:
+        assert len(by_case[case]) == 2 and {"splendid", "dreary"} & set(re.findall(r"\w+", by_case[case][1])), case
 
 
 PURPOSE = {"flip-capability": "flip capability κ/ρ", "defend": "SP-Defense training"}

@@ -172,6 +172,62 @@ def test_report_end_to_end_on_a_tiny_model(tmp_path):
     assert again.rb == pytest.approx(report.rb)
 
 
+class CountingTypos:
+    """Char-level stand-in that counts how often it runs."""
+
+    level, method = "char", "count"
+
+    def __init__(self, rate):
+        self.rate, self.calls = rate, 0
+
+    def settings(self):
+        return {"rate": self.rate}
+
+    def __call__(self, texts):
+        self.calls += 1
+        return [t.upper() for t in texts]
+
+
+class OtherKeywordModel(KeywordModel):
+    def __call__(self, texts):
+        return 1.0 - super().__call__(texts)
+
+
+def test_finished_sets_are_saved_and_reused_only_under_the_same_key(tmp_path):
+    """docs/methods.md §6: a rerun reuses a saved set only for the same examples, settings and attacked model."""
+    from textattack_secondorder.evaluation.robustness.sets import part_key
+
+    model, parts = KeywordModel(), tmp_path / "parts"
+    first_typos = CountingTypos(0.1)
+    first = rb.run_robustness(model, TEXTS, [first_typos], parts_dir=parts)
+    assert first_typos.calls == 1 and len(list(parts.glob("C-count-*.json"))) == 1
+    again = CountingTypos(0.1)
+    second = rb.run_robustness(model, TEXTS, [again], parts_dir=parts)
+    assert again.calls == 0 and second.rows == first.rows and second.sets == first.sets
+    for typos, examples in ((CountingTypos(0.2), TEXTS), (CountingTypos(0.1), TEXTS[:-1])):
+        rb.run_robustness(model, examples, [typos], parts_dir=parts)
+        assert typos.calls == 1  # another setting or other examples: built again, never the stale part
+    assert len(list(parts.glob("C-count-*.json"))) == 3
+
+    texts, labels = [t for t, _ in TEXTS], [y for _, y in TEXTS]
+    words = rb.WordPerturbation(synonyms=SYNONYMS, seed=0)
+    assert part_key(words, texts, labels) == part_key(rb.WordPerturbation(synonyms=dict(SYNONYMS), seed=0), texts,
+                                                       labels)
+    assert part_key(words, texts, labels) != part_key(
+        rb.WordPerturbation(synonyms=dict(SYNONYMS, film=["flick"]), seed=0), texts, labels)
+    adv = rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels)
+    assert part_key(adv, texts, labels) == part_key(
+        rb.AdversarialPerturbation("word-list", _tiny_attack(KeywordModel()), labels), texts, labels)
+    assert part_key(adv, texts, labels) != part_key(
+        rb.AdversarialPerturbation("word-list", _tiny_attack(OtherKeywordModel()), labels), texts, labels)
+    # the adversarial counts come back with a reused set
+    adv_report = rb.run_robustness(model, TEXTS, [adv], parts_dir=parts)
+    reused = rb.run_robustness(model, TEXTS, [rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels)],
+                               parts_dir=parts)
+    assert reused.settings["Adv-word-list"] == adv_report.settings["Adv-word-list"]
+    assert reused.settings["Adv-word-list"]["successful"] == 7
+
+
 def test_robustness_command_end_to_end(tmp_path, capsys):
     from textattack_secondorder.cli import main
 

@@ -80,6 +80,19 @@ class InputGuard:
         """Forget the rows seen (duplicates are found within one run); the probe is kept."""
         self.screen.reset()
 
+    def replay(self, rows):
+        """Judge ``rows`` (``(example, label)`` as the dataset gives them) without attacking them.
+
+        A run resumed from a TextAttack checkpoint (``textattack attack-resume``) replays the rows
+        attacked before the checkpoint, so that the probe, the row numbers and the duplicate check
+        are what they were in one uninterrupted run.
+        """
+        for example, label in rows:
+            columns = _columns(AttackedText(example))
+            if not self.probed and self.classification:
+                self._probe(columns)
+            self.screen.check(next(iter(columns.values())) if len(columns) == 1 else dict(columns), label)
+
     # -------------------------------------------------------------------------------------------
     def _probe(self, columns):
         model = self.attack.goal_function.model

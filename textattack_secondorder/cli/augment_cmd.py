@@ -3,8 +3,14 @@
 Unlike ``textattack augment`` (no labels; writes with quotechar "/" and strips
 every "/"), this keeps the label and every other column and writes texts with
 quotes, "/", commas, newlines and non-ASCII characters unchanged.
+
+Rows are screened first (docs/methods.md §6): a bad text, a label that is not a class number
+(outside the model's classes when ``--model`` is given) or a duplicate row is written once,
+unchanged, with its reason in ``skip_reason``, and never augmented.
 """
 import csv
+
+from .common import screen_rows
 
 
 def add_parser(subparsers):
@@ -37,28 +43,41 @@ def run(args):
     if args.text_column not in df.columns:
         raise SystemExit(f"no column {args.text_column!r} in {args.input_csv}; columns: {', '.join(df.columns)}")
     has_label = bool(args.label_column) and args.label_column in df.columns
-    labels = [int(v) if v.lstrip("-").isdigit() else v for v in df[args.label_column]] if has_label else [None] * len(df)
+    labels = df[args.label_column].tolist() if has_label else [None] * len(df)
+    model = None
+    if args.model:
+        from ..models.loading import load_model_wrapper as load_model
+
+        model = load_model(args.model)
+    good, skipped = screen_rows(list(zip(df[args.text_column].tolist(), labels)), model, labelled=has_label,
+                                indexed=True)
+    skipped = {i: reason for i, _, _, reason in skipped}
+    examples = [(t, y) for _, t, y in good]
     special = args.special_words
     if special is None and has_label and args.mode in ("mix", "special"):
-        special = special_word_table(list(zip(df[args.text_column], labels)))
-    aug = SPDefenseAugmenter(args.mode, model=args.model, special_words=special, seed=args.seed)
+        special = special_word_table(examples)
+    try:
+        aug = SPDefenseAugmenter(args.mode, model=model, special_words=special, seed=args.seed)
+    except ValueError as e:  # a mode without what it needs (a model, a special-word table): one line, exit code 2
+        from ..plugin.extensions import UsageError
+
+        raise UsageError(str(e)) from None
     rows = []
     from tqdm.auto import tqdm
 
-    examples = list(zip(df[args.text_column].tolist(), labels))
-    augmented = []
-    skipped = {}
+    augmented = {}
     for _ in tqdm(range(args.transformations_per_example), desc="sp-augment passes"):
-        augmented.append(aug.augment_examples(examples))
-        skipped = aug.skip_reasons
+        batch = aug.augment_examples(examples) if examples else []
+        skipped.update({good[j][0]: reason for j, reason in getattr(aug, "skip_reasons", {}).items()})
+        for (i, _, _), done in zip(good, batch):
+            augmented.setdefault(i, []).append(done)
     for i, row in enumerate(df.to_dict(orient="records")):
         if i in skipped:  # bad input (docs/methods.md §6): kept as it is, with the reason
             rows.append(dict(row, augmentation="original", skip_reason=skipped[i]))
             continue
         if not args.exclude_original:
             rows.append(dict(row, augmentation="original", skip_reason=""))
-        for batch in augmented:
-            text, _, mode = batch[i]
+        for text, _, mode in augmented.get(i, []):
             rows.append(dict(row, **{args.text_column: text, "augmentation": mode, "skip_reason": ""}))
     out = pd.DataFrame(rows, columns=list(df.columns) + ["augmentation", "skip_reason"])
     atomic_write_text(args.output_csv, out.to_csv(index=False, quoting=csv.QUOTE_NONNUMERIC))

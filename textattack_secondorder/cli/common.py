@@ -37,11 +37,12 @@ non_negative_int = _int_at_least(0)
 positive_int = _int_at_least(1)
 
 
-def screen_rows(examples, model=None, labelled=True):
+def screen_rows(examples, model=None, labelled=True, indexed=False):
     """Probe the victim once, then drop the rows that cannot be used (docs/methods.md §6) and say so.
 
-    Returns ``(good [(text, label)], skipped [(row, text, label, reason)])``; a victim with unusable
-    outputs raises ``ModelProbeError`` (one line, exit code 2).
+    Returns ``(good [(text, label)], skipped [(row, text, label, reason)])`` (``indexed``: good as
+    ``[(row, text, label)]``); a victim with unusable outputs raises ``ModelProbeError`` (one line,
+    exit code 2). Without a model, labels are checked for being class numbers only.
     """
     from ..models.probe import probe_model
     from ..shared.inputs import bad_text_reason, screen_examples, skipped_summary
@@ -53,7 +54,7 @@ def screen_rows(examples, model=None, labelled=True):
     if skipped:
         kinds = ", ".join(f"{k} {n}" for k, n in skipped_summary(skipped).items())
         print(f"skipping {len(skipped)} of {len(examples)} rows for bad input ({kinds})")
-    return [(t, y) for _, t, y in good], skipped
+    return (good if indexed else [(t, y) for _, t, y in good]), skipped
 
 
 def write_skipped(skipped, path):

@@ -45,7 +45,7 @@ def run(args):
     info = {"base_model": args.model, "defense": args.defense, "steps": args.steps, "batch_size": args.batch_size,
             "train_embeddings": not args.freeze_embeddings,
             "seconds": seconds, "test_accuracy_before": before, "test_accuracy_after": after,
-            "rows skipped for bad input": len(skipped)}
+            "training examples": len(train), "rows skipped for bad input": len(skipped)}
     save_model(model, args.out, info)
     write_skipped(skipped, f"{args.out}/skipped_rows.csv")
     print(f"{args.defense}: {args.steps} steps in {seconds:.1f} s; test accuracy "

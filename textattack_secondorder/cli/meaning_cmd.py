@@ -52,19 +52,27 @@ def run(args):
     from ..evaluation import meaning as mp
     from ..shared.files import atomic_write_text
 
+    from ..plugin.extensions import UsageError
+
     seq2seq = [args.src, args.adv, args.out_orig, args.out_adv, args.ref]
     if args.log and any(seq2seq):
         raise SystemExit("meaning: give either --log or the seq2seq files, not both")
+    skipped = []  # rows not judged for bad input (docs/methods.md §6), listed with their reason
     if args.log:
         types = None if args.include_skipped else ("Successful", "Failed", "Maximized")
-        skipped = []
-        records = mp.read_attack_log(args.log, result_types=types, skipped=skipped)
+        try:
+            records = mp.read_attack_log(args.log, result_types=types, skipped=skipped)
+        except ValueError as e:  # not an attack log: one line, exit code 2
+            raise UsageError(str(e)) from None
         rows = mp.evaluate_classification(records)
         target_name = "label agreement, 0/1"
         default_out = Path(args.log).with_suffix(".meaning.csv")
         source = args.log
     elif all(seq2seq):
-        rows = mp.evaluate_seq2seq(*[_read_lines(p) for p in seq2seq])
+        try:
+            rows = mp.evaluate_seq2seq(*[_read_lines(p) for p in seq2seq], skipped=skipped)
+        except ValueError as e:  # files of different lengths: one line, exit code 2
+            raise UsageError(str(e)) from None
         target_name = "RDchrF"
         default_out = Path(args.adv).with_name("meaning.csv")
         source = args.adv
@@ -78,10 +86,10 @@ def run(args):
         counts = pd.Series([r["result_type"] for r in rows]).value_counts().to_dict() if rows else {}
         print("result types judged: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "none"))
         summary["result_types"] = counts
-        summary["rows skipped for bad input"] = len(skipped)
-        if skipped:
-            print(f"rows skipped for bad input (not judged, reason in skip_reason): {len(skipped)}")
-            rows = rows + skipped
+    summary["rows skipped for bad input"] = len(skipped)
+    if skipped:
+        print(f"rows skipped for bad input (not judged, reason in skip_reason): {len(skipped)}")
+        rows = sorted(rows + skipped, key=lambda r: r["index"])
     out = Path(args.output) if args.output else default_out
     atomic_write_text(out, pd.DataFrame(rows).to_csv(index=False))
     summary_path = out.with_suffix(".summary.json")

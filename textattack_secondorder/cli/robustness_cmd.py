@@ -22,7 +22,8 @@ def add_parser(subparsers):
         help="robustness report: accuracy on char/word/sentence/adversarial perturbed sets and the RB-index",
         description="Perturb an evaluation set at several levels (FlagEval), evaluate the model on each, and report "
         "accuracy per set, RB = (1/T) Σ (Acc_org − Acc_i)/Acc_org and the mean chrF of each set against the "
-        "originals. Writes robustness.csv/.json, sets/*.csv (reusable with --reuse) and report.html to --out.",
+        "originals. Writes robustness.csv/.json, sets/*.csv (reusable with --reuse) and report.html to --out. "
+        "Each finished set is also saved in OUT/parts: an interrupted run, rerun with the same settings, reuses them.",
     )
     add_model_args(p)
     add_dataset_args(p)
@@ -124,7 +125,9 @@ def run(args):
         perturbations, skipped = _perturbations(args, examples, model)
         if not perturbations:
             raise SystemExit("robustness: no perturbation level could be built")
-        report = rb.run_robustness(model, examples, perturbations, args.model_batch_size, settings, skipped)
+        # each finished set is saved at once in OUT/parts; a rerun with the same settings reuses it (§6)
+        report = rb.run_robustness(model, examples, perturbations, args.model_batch_size, settings, skipped,
+                                   parts_dir=f"{args.out}/parts")
     report.settings["elapsed_seconds"] = round(time.time() - start, 1)
     paths = rb.write_report(report, args.out, title=f"Robustness of {args.model}",
                             examples_per_set=args.examples_per_set)

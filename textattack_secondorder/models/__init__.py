@@ -8,6 +8,7 @@
 * :class:`TokenClassifier`: token-level view (ids, probabilities, masked gradients) for κ/ρ and SP-Defense.
 * :mod:`.prediction`: the batched prediction loop (model wrappers and raw Hugging Face models).
 * :func:`load_model_wrapper`: a model wrapper from a name the command line accepts.
+* :func:`model_fingerprint`: content digest of a victim (keys of the parts interrupted runs reuse).
 * :func:`register_auto_classes`: lets ``AutoModelForSequenceClassification`` (and
   ``textattack attack --model DIR``) load the word-level models.
 
@@ -29,6 +30,7 @@ _LAZY = {
     "UnknownVictimError": "victims",
     "TokenClassifier": "token_classifier",
     "GradientAccessError": "token_classifier",
+    "model_fingerprint": "fingerprint",
     "load_model_wrapper": "loading",
     "predict_probabilities": "prediction",
     "predict_labels": "prediction",

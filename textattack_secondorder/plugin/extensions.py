@@ -13,6 +13,10 @@
   ``langdetect`` finds no letters (it raised ``LangDetectException`` and lost the whole CSV
   log); the summary's average queries and perturbed-word % are 0 instead of NaN with a
   "Mean of empty slice" warning when every row was skipped or nothing succeeded.
+* Checkpoints (``textattack attack --checkpoint-interval N``): saved atomically (a killed run
+  never leaves half a ``.ta.chkpt``); ``textattack attack-resume`` works for command-line
+  checkpoints (TextAttack 0.3.11 raised AttributeError twice) and replays the rows attacked before
+  the checkpoint through the input guard, so duplicates and row numbers are those of one run.
 * ``textattack attack`` / ``augment``: a bad recipe parameter, resource, victim or
   ``--num-examples`` prints one line naming it and exits with code 2, without a traceback;
   our recipes' ``NAME^params`` are checked before the model is loaded.
@@ -145,6 +149,26 @@ class RowsReadSafely:
             return OrderedDict((c, reason) for c in columns), None
 
 
+def _replay_checkpoint(guard, dataset, checkpoint):
+    """Let ``guard`` judge the rows attacked before ``checkpoint`` again (see ``InputGuard.replay``).
+
+    Those are the rows from the offset on that are neither still to attack (``worklist``) nor
+    spare (``worklist_candidates``), in the order TextAttack attacked them (ascending: checkpoints
+    refuse shuffled datasets).
+    """
+    left = set(checkpoint.worklist) | set(checkpoint.worklist_candidates)
+    offset = getattr(checkpoint.attack_args, "num_examples_offset", 0) or 0
+    done = [i for i in range(offset, len(dataset)) if i not in left]
+    if len(done) != checkpoint.results_count:
+        import logging
+
+        logging.getLogger(__name__).warning(
+            "checkpoint: %d rows attacked but %d results saved; rows before the checkpoint are not checked for "
+            "duplicates again", len(done), checkpoint.results_count)
+        return
+    guard.replay(dataset[i] for i in done)
+
+
 def _extend_attacker():
     from textattack import Attacker
 
@@ -163,11 +187,71 @@ def _extend_attacker():
                 guard.reset()
                 if not isinstance(self.dataset, RowsReadSafely):
                     self.dataset = RowsReadSafely(self.dataset)
+                if self._checkpoint is not None:
+                    _replay_checkpoint(guard, self.dataset, self._checkpoint)
             return original(self)
 
         return attack_dataset
 
     _once(Attacker, "attack_dataset", make)
+
+
+def _extend_checkpoint_save():
+    from textattack.shared import AttackCheckpoint, logger
+
+    def make(original):
+        def save(self, quiet=False):
+            # TextAttack pickles straight into ``<time>.ta.chkpt``: a run killed while saving leaves half a
+            # checkpoint, which ``attack-resume --checkpoint-file latest`` then picks. Same file name, written
+            # under a temporary name and renamed into place (docs/methods.md §6).
+            import os
+            import pickle
+
+            from ..shared.files import atomic_write_bytes
+
+            path = os.path.join(self.attack_args.checkpoint_dir, f"{int(self.time * 1000)}.ta.chkpt")
+            if not quiet:
+                logger.info('Saving checkpoint under "%s" at %s after %d attacks.', path, self.datetime,
+                            self.results_count)
+            atomic_write_bytes(path, pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
+
+        return save
+
+    _once(AttackCheckpoint, "save", make)
+
+
+def _extend_attack_resume():
+    from textattack.commands.attack_resume_command import AttackResumeCommand
+
+    def make(original):
+        def run(self, args):
+            # TextAttack 0.3.11's resume of a `textattack attack` checkpoint raises AttributeError twice: it
+            # reads the model arguments from ``checkpoint.attack_args.attack_args`` (they are the saved
+            # CommandLineAttackArgs themselves) and calls ``DatasetArgs.parse_dataset_from_args`` (it is
+            # ``_create_dataset_from_args``). The same steps, as `textattack attack` builds them.
+            from textattack import Attacker, CommandLineAttackArgs, DatasetArgs, ModelArgs
+
+            checkpoint = self._parse_checkpoint_from_args(args)
+            saved = checkpoint.attack_args
+            if not isinstance(saved, CommandLineAttackArgs):
+                return original(self, args)
+            saved.parallel = args.parallel
+            if args.checkpoint_dir:
+                saved.checkpoint_dir = args.checkpoint_dir
+            if args.checkpoint_interval:
+                saved.checkpoint_interval = args.checkpoint_interval
+            try:
+                model_wrapper = ModelArgs._create_model_from_args(saved)
+                attack = CommandLineAttackArgs._create_attack_from_args(saved, model_wrapper)
+            except user_errors() as e:
+                print(f"textattack: error: {e}", file=sys.stderr)
+                sys.exit(2)
+            dataset = DatasetArgs._create_dataset_from_args(saved)
+            Attacker.from_checkpoint(attack, dataset, checkpoint).attack_dataset()
+
+        return run
+
+    _once(AttackResumeCommand, "run", make)
 
 
 def check_recipe_argument(recipe):
@@ -229,3 +313,5 @@ def extend_textattack():
     _extend_summary_metrics()
     _extend_attacker()
     _extend_commands()
+    _extend_checkpoint_save()
+    _extend_attack_resume()

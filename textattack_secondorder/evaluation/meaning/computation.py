@@ -3,6 +3,7 @@
 Each row holds ``s_src``, both ``s_tgt`` scores, ``d_tgt`` and the success flag of
 Michel et al. (Eq. 1–2); unlike TEAPOT the per-example rows are kept.
 """
+from ...shared.inputs import bad_text_reason
 from .chrf import chrf, is_successful, label_agreement, relative_destruction, source_chrf
 
 
@@ -40,10 +41,12 @@ def evaluate_classification(records):
     return rows
 
 
-def evaluate_seq2seq(sources, adversarial_sources, outputs, adversarial_outputs, references):
+def evaluate_seq2seq(sources, adversarial_sources, outputs, adversarial_outputs, references, skipped=None):
     """Per-example rows for a sequence-to-sequence model (``s_tgt`` = chrF, so ``d_tgt`` = RDchrF).
 
     All five arguments are equally long lists of sentences: ``x``, ``x̂``, ``y_M``, ``ŷ_M``, ``y``.
+    A source ``x`` that is no sentence (docs/methods.md §6: empty, whitespace, control characters,
+    no letters or digits, ...) is not scored: ``skipped`` (a list) receives ``{"index", "skip_reason"}``.
     """
     lists = [list(sources), list(adversarial_sources), list(outputs), list(adversarial_outputs), list(references)]
     if len({len(v) for v in lists}) != 1:
@@ -51,6 +54,11 @@ def evaluate_seq2seq(sources, adversarial_sources, outputs, adversarial_outputs,
                          + ", ".join(str(len(v)) for v in lists))
     rows = []
     for i, (x, x_adv, y_m, y_m_adv, y) in enumerate(zip(*lists)):
+        reason = bad_text_reason(x)
+        if reason:
+            if skipped is not None:
+                skipped.append({"index": i, "skip_reason": f"source: {reason}"})
+            continue
         rows.append(_row(x, x_adv, chrf(y_m, y), chrf(y_m_adv, y), index=i, output=y_m,
                          perturbed_output=y_m_adv, reference=y))
     return rows

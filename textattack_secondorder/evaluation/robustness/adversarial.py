@@ -39,6 +39,14 @@ class AdversarialPerturbation:
         return {"recipe": self.recipe, "attacked_model": self.surrogate_name or "the evaluated model",
                 "query_budget": self.query_budget, "seed": self.seed, **self.counts}
 
+    def resume_key(self):
+        """What the set depends on, for the key of a saved set (:func:`~.sets.part_key`): the recipe and its
+        settings, and the content of the attacked model (:func:`~...models.fingerprint.model_fingerprint`)."""
+        from ...models.fingerprint import model_fingerprint
+
+        return {"recipe": self.recipe, "query_budget": self.query_budget, "seed": self.seed,
+                "attack": str(self.attack), "attacked_model": model_fingerprint(self.attack.goal_function.model)}
+
     def __call__(self, texts):
         import textattack
         from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult

@@ -15,6 +15,7 @@ import numpy as np
 from ...models.prediction import predict_labels
 from ..meaning import source_chrf
 from .result import PerturbedSet, RobustnessReport, set_name
+from .sets import load_part, part_key, part_path, save_part
 
 logger = logging.getLogger(__name__)
 
@@ -84,19 +85,37 @@ def evaluate_sets(model_wrapper, texts, labels, sets, batch_size=64, settings=No
                             dict(skipped_levels or {}))
 
 
-def run_robustness(model_wrapper, examples, perturbations, batch_size=64, settings=None, skipped_levels=None):
+def make_or_reuse_set(perturbation, texts, labels, parts_dir=None):
+    """:func:`make_set`, saving the finished set under ``parts_dir`` and reusing one saved there under the
+    same content key (:func:`~.sets.part_key`; docs/methods.md §6). Returns ``(set, reused)``."""
+    if parts_dir is None:
+        return make_set(perturbation, texts), False
+    path = part_path(parts_dir, set_name(perturbation.level, perturbation.method),
+                     part_key(perturbation, texts, labels))
+    saved = load_part(path)
+    if saved is not None:
+        logger.warning("reusing the %s set an earlier run saved in %s", saved.name, path)
+        return saved, True
+    made = make_set(perturbation, texts)
+    save_part(path, made)
+    return made, False
+
+
+def run_robustness(model_wrapper, examples, perturbations, batch_size=64, settings=None, skipped_levels=None,
+                   parts_dir=None):
     """Build each perturbed set of ``examples`` (list of ``(text, label)``) and evaluate ``model_wrapper`` on all.
 
     ``perturbations``: callables ``texts -> perturbed texts`` with ``level``, ``method`` and
     ``settings()`` (``CharPerturbation``, ``WordPerturbation``, ``BackTranslation``,
-    ``AdversarialPerturbation``). Returns a :class:`RobustnessReport`.
+    ``AdversarialPerturbation``). With ``parts_dir`` each finished set is saved there at once and
+    a rerun reuses it (:func:`make_or_reuse_set`). Returns a :class:`RobustnessReport`.
     """
     texts = [t for t, _ in examples]
     labels = [y for _, y in examples]
     if any(y is None for y in labels):
         raise ValueError("the robustness report needs gold labels (a CSV with a label column, or 'mr')")
-    sets = [make_set(p, texts) for p in perturbations]
+    sets = [make_or_reuse_set(p, texts, labels, parts_dir)[0] for p in perturbations]
     settings = dict(settings or {})
-    for p, s in zip(perturbations, sets):
-        settings[s.name] = p.settings()  # adversarial counts are known only after the run
+    for s in sets:
+        settings[s.name] = s.settings  # adversarial counts are known only after the run
     return evaluate_sets(model_wrapper, texts, labels, sets, batch_size, settings, skipped_levels)

@@ -190,6 +190,18 @@ class WordPerturbation:
     def settings(self):
         return {"source": self.method, "rate": self.rate, "max_candidates": self.max_candidates, "seed": self.seed}
 
+    def resume_key(self):
+        """:meth:`settings` plus what the words come from (a digest of the synonym list, or the proposer),
+        for the key of a saved set (:func:`~.sets.part_key`)."""
+        if self.method == "synonym":
+            table = self.transformation.synonyms
+            table = getattr(table, "_table", table)
+            words = json.dumps(sorted((k, list(v)) for k, v in table.items()), ensure_ascii=False)
+            source = hashlib.sha256(words.encode("utf-8")).hexdigest()[:16]
+        else:
+            source = repr(self.transformation.proposer)
+        return dict(self.settings(), words_from=source, stopwords=sorted(self.stopwords))
+
     def _candidates(self, attacked_text, indices):
         """For each index, the transformation's replacement words (case of the original word kept)."""
         words = attacked_text.words

@@ -3,14 +3,48 @@
 One CSV per set (``index, label, original, perturbed``) plus ``sets.json`` in
 ``<out>/sets``; :func:`load_sets` reads them so another model can be evaluated on
 exactly the same perturbed texts (``textattack-so robustness --reuse``).
+
+Resuming (docs/methods.md §6): while a run builds its sets, each finished set is saved at
+once (atomically) as ``<out>/parts/<name>-<key>.json``, the key digesting the examples and
+everything the perturbation depends on (:func:`part_key`); a rerun reuses a part only under
+the same key, so a changed setting, example or attacked model builds the set again.
 """
+import hashlib
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 from ...shared.files import atomic_write_text
 from .result import PerturbedSet
 
 SETS_DIR = "sets"
+PARTS_DIR = "parts"
+
+
+def part_key(perturbation, texts, labels):
+    """Content key of the set ``perturbation`` builds from ``texts``: a digest of the examples, the level,
+    the method and the perturbation's ``resume_key()`` (else its ``settings()``), taken before it runs."""
+    describe = getattr(perturbation, "resume_key", None) or perturbation.settings
+    payload = {"level": perturbation.level, "method": perturbation.method, "settings": describe(),
+               "texts": list(texts), "labels": [None if y is None else int(y) for y in labels]}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
+
+
+def part_path(parts_dir, name, key):
+    return Path(parts_dir, f"{name}-{key}.json")
+
+
+def save_part(path, perturbed_set):
+    """Write one finished :class:`PerturbedSet` to ``path`` (atomically, JSON: texts round-trip exactly)."""
+    atomic_write_text(path, json.dumps(asdict(perturbed_set), ensure_ascii=False, default=str))
+
+
+def load_part(path):
+    """The :class:`PerturbedSet` saved by :func:`save_part`, or ``None`` when ``path`` does not exist."""
+    path = Path(path)
+    if not path.exists():
+        return None
+    return PerturbedSet(**json.loads(path.read_text(encoding="utf-8")))
 
 
 def save_sets(out_dir, texts, labels, sets):
