@@ -2,7 +2,7 @@
 
 Fast: shard keys, resume counts and the sharded κ merge in this process; one real
 single-node Ray run whose actor is killed mid-shard. Slow (``-m slow``): a local
-two-node Ray cluster on 127.0.0.1 running flip-capability, bias and an attack sweep,
+two-node Ray cluster on 127.0.0.1 running flip-capability, bias, an attack sweep and robustness,
 each compared with the single-process result.
 """
 import json
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from conftest import console_script, offline_env, tiny_bert_source
+from conftest import tiny_bert_source
 from textattack_secondorder.distributed import ClusterOptions, ShardStore, make_shards, run_shards
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film", "is", "good", "bad", "and", "cast", "fine",
@@ -234,3 +234,19 @@ def test_two_node_attack_sweep_equals_single_run(tmp_path, cluster):
         pd.testing.assert_frame_equal(a, b)
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "single" / "summary.csv"),
                                   pd.read_csv(tmp_path / "ray" / "summary.csv"))
+
+
+@pytest.mark.slow
+def test_two_node_robustness_equals_single_run(tmp_path, cluster):
+    data = tmp_path / "data.csv"
+    pd.DataFrame(TEXTS, columns=["text", "label"]).to_csv(data, index=False)
+    spec = _tiny_bert(tmp_path)
+    common = ["robustness", "--model", spec, "--dataset", data, "--levels", "char,adversarial", "--recipe",
+              "deepwordbug", "--model-batch-size", 8]
+    _cli(*common, "--out", tmp_path / "single")
+    _cli(*common, "--out", tmp_path / "ray", "--ray", cluster.address, "--shards", 3, "--workers", 2)
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "single" / "robustness.csv"),
+                                  pd.read_csv(tmp_path / "ray" / "robustness.csv"))
+    for f in (tmp_path / "single" / "sets").glob("*.csv"):
+        pd.testing.assert_frame_equal(pd.read_csv(f), pd.read_csv(tmp_path / "ray" / "sets" / f.name))
+    assert len(list((tmp_path / "ray" / "parts" / "adversarial").glob("*.pkl"))) == 3

@@ -203,7 +203,8 @@ def test_finished_sets_are_saved_and_reused_only_under_the_same_key(tmp_path):
     assert first_typos.calls == 1 and len(list(parts.glob("C-count-*.json"))) == 1
     again = CountingTypos(0.1)
     second = rb.run_robustness(model, TEXTS, [again], parts_dir=parts)
-    assert again.calls == 0 and second.rows == first.rows and second.sets == first.sets
+    assert again.calls == 0 and second.sets == first.sets
+    pd.testing.assert_frame_equal(pd.DataFrame(second.rows), pd.DataFrame(first.rows))  # NaN == NaN here
     for typos, examples in ((CountingTypos(0.2), TEXTS), (CountingTypos(0.1), TEXTS[:-1])):
         rb.run_robustness(model, examples, [typos], parts_dir=parts)
         assert typos.calls == 1  # another setting or other examples: built again, never the stale part
@@ -270,3 +271,22 @@ def test_commands_are_registered_and_their_help_renders(capsys):
             main([command, "--help"])
         assert exit_info.value.code == 0
     assert "--reuse" in capsys.readouterr().out
+
+
+def test_adversarial_level_in_shards_equals_one_shard_and_resumes(tmp_path):
+    """docs/methods.md §7: text i is attacked with seed + i, so the shard layout cannot change the set."""
+    from textattack_secondorder.distributed import ClusterOptions
+
+    model, labels = KeywordModel(), [y for _, y in TEXTS]
+    texts = [t for t, _ in TEXTS]
+    whole = rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels, progress=False)
+    one = whole(texts)
+    sharded = rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels, options=ClusterOptions(shards=3),
+                                         shard_dir=tmp_path, progress=False)
+    assert sharded(texts) == one and sharded.counts == whole.counts and sharded.counts["successful"] == 7
+    assert (sharded.stats.computed, sharded.stats.reused) == (3, 0) and len(list(tmp_path.glob("*.pkl"))) == 3
+    again = rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels, options=ClusterOptions(shards=3),
+                                       shard_dir=tmp_path, progress=False)
+    assert again(texts) == one and (again.stats.computed, again.stats.reused) == (0, 3)
+    with pytest.raises(ValueError, match="model_spec"):  # Ray workers must be able to load the attacked model
+        rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels, options=ClusterOptions(ray="local"))

@@ -11,7 +11,7 @@ import time
 
 from ..datasets.examples import load_examples
 from ..models.loading import load_model_wrapper as load_model
-from .common import add_dataset_args, add_model_args, screen_rows, write_skipped
+from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
 
 logger = logging.getLogger(__name__)
 
@@ -55,6 +55,7 @@ def add_parser(subparsers):
     g.add_argument("--query-budget", type=int, default=None, help="model queries per attacked example")
     p.add_argument("--examples-per-set", type=int, default=3, help="example perturbations shown per set in the HTML")
     p.add_argument("--out", default="results/robustness", help="output folder")
+    add_cluster_args(p, unit="examples of the adversarial level")
     p.set_defaults(func=run)
 
 
@@ -96,9 +97,13 @@ def _perturbations(args, examples, model):
             from ..plugin.registry import build_attack
 
             attacked = load_model(args.surrogate, args.device, args.model_batch_size) if args.surrogate else model
+            # the attacks are sharded (--shards/--ray; docs/methods.md §7), each shard saved in OUT/parts/adversarial
             out.append(rb.AdversarialPerturbation(args.recipe, build_attack(args.recipe, attacked),
                                                   [y for _, y in examples], surrogate_name=args.surrogate,
-                                                  query_budget=args.query_budget, seed=args.seed))
+                                                  query_budget=args.query_budget, seed=args.seed,
+                                                  model_spec=args.surrogate or args.model,
+                                                  options=cluster_options(args), device=args.device,
+                                                  shard_dir=f"{args.out}/parts/adversarial"))
     return out, skipped
 
 

@@ -20,6 +20,15 @@ class SweepState:
         self.models = OrderedDict()
         self.attacks = {}
 
+    @classmethod
+    def holding(cls, spec, model, recipe=None, attack=None):
+        """A state that already holds ``model`` (and ``attack`` built from ``recipe`` on it) under ``spec``."""
+        state = cls()
+        state.models[spec] = model
+        if attack is not None:
+            state.attacks[(spec, recipe)] = attack
+        return state
+
     def model(self, spec):
         from ..models.loading import load_model_wrapper
 
@@ -34,9 +43,8 @@ class SweepState:
     def attack(self, spec, recipe):
         from ..plugin.registry import build_attack
 
-        model = self.model(spec)
         if (spec, recipe) not in self.attacks:
-            self.attacks[(spec, recipe)] = build_attack(recipe, model)
+            self.attacks[(spec, recipe)] = build_attack(recipe, self.model(spec))
         return self.attacks[(spec, recipe)]
 
 

@@ -1,13 +1,17 @@
 """Adversarial level (FlagEval "Adv"): the successful adversarial texts of an attack (docs/methods.md §4).
 
 The attack is built by the caller (``plugin.registry.build_attack(recipe, model_wrapper)``
-turns a recipe name into a TextAttack ``Attack``), so this layer never imports the
-attack recipes.
+turns a recipe name into a TextAttack ``Attack``). The texts are attacked shard by shard
+(docs/methods.md §7) with the attack sweep's task, so ``--shards`` / ``--ray`` spread this
+level, the only heavy one, over processes or machines and a rerun reuses finished shards.
 """
 
 
+DEFAULT_SHARD_SIZE = 10  # examples per shard when --ray is given without --shards
+
+
 class AdversarialPerturbation:
-    """Run an already-built ``attack`` with ``textattack.Attacker``; successful adversarial texts replace the originals.
+    """Attack every text with an already-built ``attack``; successful adversarial texts replace the originals.
 
     Args:
         recipe: the recipe name the attack was built from (names the set ``Adv-<recipe>``;
@@ -16,16 +20,27 @@ class AdversarialPerturbation:
             attacks a proxy model).
         labels: the gold label of each text.
         surrogate_name: name of the attacked model when it is not the evaluated one (for the settings).
-        query_budget, seed: passed to ``textattack.AttackArgs``.
+        query_budget, seed: passed to ``textattack.AttackArgs``; text ``i`` is attacked with the
+            seed ``seed + i``, so its result does not depend on how the texts are sharded.
+        model_spec: what a Ray worker loads to rebuild the attack (``load_model_wrapper`` forms);
+            needed with ``options.ray`` only. ``device``: where Ray workers put that model.
+        options: :class:`~...distributed.ClusterOptions`: ``--shards`` / ``--ray`` (docs/methods.md §7).
+        shard_dir: where finished shards are saved as they arrive (a rerun reuses them).
 
-    Failed and skipped examples keep the original text; :meth:`settings` reports the counts.
+    The texts are attacked shard by shard with the attack-sweep's task
+    (:class:`~...sweeps.task.SweepTask`: TextAttack's ``Attacker``, one example at a time), in this
+    process or on Ray actors that each build the attack once. Failed and skipped examples keep the
+    original text; :meth:`settings` reports the counts.
     """
 
     level = "adversarial"
 
-    def __init__(self, recipe, attack, labels, surrogate_name=None, query_budget=None, seed=0):
+    def __init__(self, recipe, attack, labels, surrogate_name=None, query_budget=None, seed=0, model_spec=None,
+                 options=None, shard_dir=None, device=None, progress=True):
         if attack is None:
             raise ValueError("AdversarialPerturbation needs a built attack (plugin.registry.build_attack)")
+        if options is not None and options.distributed and not isinstance(model_spec, str):
+            raise ValueError("the adversarial level on Ray needs the attacked model as a name or path (model_spec)")
         self.recipe = recipe
         self.method = recipe.split("^")[0]
         self.attack = attack
@@ -33,7 +48,10 @@ class AdversarialPerturbation:
         self.surrogate_name = surrogate_name
         self.query_budget = query_budget
         self.seed = seed
+        self.model_spec, self.options, self.shard_dir = model_spec, options, shard_dir
+        self.device, self.progress = device, progress
         self.counts = {}
+        self.stats = None
 
     def settings(self):
         return {"recipe": self.recipe, "attacked_model": self.surrogate_name or "the evaluated model",
@@ -47,16 +65,36 @@ class AdversarialPerturbation:
         return {"recipe": self.recipe, "query_budget": self.query_budget, "seed": self.seed,
                 "attack": str(self.attack), "attacked_model": model_fingerprint(self.attack.goal_function.model)}
 
+    def _shards(self, texts):
+        from ...distributed import make_shards
+
+        items = [[t, int(y)] for t, y in zip(texts, self.labels)]
+        options = self.options
+        if options is not None and options.shards:
+            shards = make_shards(items, self.resume_key(), options.shards)
+        elif options is not None and options.distributed:
+            shards = make_shards(items, self.resume_key(), size=DEFAULT_SHARD_SIZE)
+        else:
+            shards = make_shards(items, self.resume_key(), 1)
+        for shard in shards:
+            shard.context = {"model": self.model_spec or "attacked model", "recipe": self.recipe}
+        return shards
+
     def __call__(self, texts):
-        import textattack
         from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult
+
+        from ...distributed import ShardStore, run_shards
+        from ...sweeps.task import SweepState, SweepTask
 
         if len(texts) != len(self.labels):
             raise ValueError("one label per text is needed for the adversarial level")
-        dataset = textattack.datasets.Dataset([(t, int(y)) for t, y in zip(texts, self.labels)], shuffle=False)
-        args = textattack.AttackArgs(num_examples=len(texts), query_budget=self.query_budget, random_seed=self.seed,
-                                     disable_stdout=True, silent=True, shuffle=False)
-        results = textattack.Attacker(self.attack, dataset, args).attack_dataset()
+        shards = self._shards(texts)
+        model = self.attack.goal_function.model
+        task = SweepTask(self.seed, self.query_budget, self.device, batch_size=getattr(model, "batch_size", 64))
+        local = SweepState.holding(self.model_spec or "attacked model", model, self.recipe, self.attack)
+        parts, self.stats = run_shards(task, shards, ShardStore(self.shard_dir), self.options,
+                                       desc=f"Adv-{self.method} shards", progress=self.progress, local_state=local)
+        results = [r for part in parts for r in part]
         out, counts = [], {"successful": 0, "failed": 0, "skipped": 0}
         for text, r in zip(texts, results):
             if isinstance(r, SuccessfulAttackResult):
