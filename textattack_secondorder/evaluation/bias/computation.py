@@ -187,7 +187,6 @@ class CounterfactualBias:
         """
         from ...distributed import ShardStore, make_shards, run_shards
         from ...models.fingerprint import model_fingerprint
-        from .sharded import BiasTask
 
         pairs = parse_pairs(pairs)
         key = {"what": "bias", "model": model_fingerprint(self.model_wrapper), "settings": self.settings(),
@@ -196,7 +195,9 @@ class CounterfactualBias:
                              else -(-len(pairs) // options.shards))
         for shard in shards:
             shard.context["texts"] = list(texts)
-        task = task or BiasTask.local(self)
+        if task is None and options is not None and options.distributed:
+            raise ValueError("a bias run on Ray needs a task the workers can rebuild it from (sharded.BiasTask)")
+        task = task or _PairsHere()
         parts, _ = run_shards(task, shards, ShardStore(Path(out_dir, "parts") if out_dir else None), options,
                               desc="pairs", progress=self.progress, local_state=self)
         records = {}
@@ -232,3 +233,11 @@ class CounterfactualBias:
 def counterfactual_bias(model_wrapper, texts, pairs="gender", out_dir=None, **kwargs):
     """Python API: ``B_{p,k}`` for ``pairs`` on ``texts`` (see :class:`CounterfactualBias`)."""
     return CounterfactualBias(model_wrapper, **kwargs).run(texts, pairs, out_dir=out_dir)
+
+
+class _PairsHere:
+    """The ``run_shards`` task of a run in this process: the state is the :class:`CounterfactualBias` itself."""
+
+    @staticmethod
+    def run(bias, shard):
+        return bias.pair_records(shard.context["texts"], [tuple(p) for p in shard.items])

@@ -17,21 +17,11 @@ class BiasTask:
     :class:`~.computation.CounterfactualBias` arguments.
     """
 
-    def __init__(self, model_spec=None, device=None, masked_lm=None, options=None, bias=None):
+    def __init__(self, model_spec=None, device=None, masked_lm=None, options=None):
         self.model_spec, self.device, self.masked_lm = model_spec, device, masked_lm
         self.options = dict(options or {})
-        self._bias = bias  # the in-process object (never pickled)
-
-    @classmethod
-    def local(cls, bias):
-        return cls(bias=bias)
-
-    def __getstate__(self):
-        return {k: v for k, v in self.__dict__.items() if k != "_bias"} | {"_bias": None}
 
     def setup(self):
-        if self._bias is not None:
-            return self._bias
         if self.model_spec is None:
             raise ValueError("a bias run on Ray needs the model as a spec the workers can load (--model)")
         from ...transformations.neighborhood import WordSwapNeighborhood
