@@ -1,6 +1,7 @@
 """Base class of our recipes: named parameters with paper defaults, checked, and the input guard (docs/methods.md §6)."""
 from textattack.attack_recipes import AttackRecipe
 
+from ..plugin.recipe_params import RecipeParameterError  # noqa: F401  (raised by recipes; one home)
 from ..resources.resolution import ResourceError
 
 # What each numeric or string parameter allows, by name (the same name means the same thing in every
@@ -21,11 +22,6 @@ CHOICES = {
 # (a torch dtype) besides their choices.
 NONE_ALLOWED = {"similarity_threshold"}
 OBJECTS_ALLOWED = {"masked_lm_dtype"}
-
-
-class RecipeParameterError(ValueError):
-    """A recipe parameter that is unknown or has a value that is not allowed (one line: recipe, parameter,
-    value, what is allowed)."""
 
 
 def _kind(default):

@@ -31,6 +31,7 @@ def add_parser(subparsers):
 def run(args):
     import pandas as pd
 
+    from ..metrics import asr1
     from ..models.loading import load_model_wrapper
     from ..plugin.extensions import check_recipe_argument
     from ..sweeps import run_attack_sweep
@@ -41,7 +42,8 @@ def run(args):
     examples, skipped = screen_rows(examples, load_model_wrapper(args.models[0], args.device, args.model_batch_size))
     table, stats = run_attack_sweep(args.models, recipes, examples, args.out, cluster_options(args),
                                     seed=args.random_seed, query_budget=args.query_budget, device=args.device,
-                                    batch_size=args.model_batch_size)
+                                    batch_size=args.model_batch_size,
+                                    metrics={asr1.ROW: asr1.ASR1()})
     write_skipped(skipped, f"{args.out}/skipped_rows.csv")
     with pd.option_context("display.width", 160, "display.max_columns", 30):
         print(table.to_string(index=False))

@@ -26,10 +26,10 @@ def run(args):
     if "--asr1" in args.rest:
         # ASR1 (Xu et al.): success rate counting only one-word adversarial examples
         from textattack_secondorder.plugin.extensions import EXTRA_METRICS
-        from textattack_secondorder.metrics.asr1 import ASR1
+        from textattack_secondorder.metrics.asr1 import ASR1, ROW
 
         args.rest = [a for a in args.rest if a != "--asr1"]
-        EXTRA_METRICS["ASR1 (one-word success rate %):"] = ASR1()
+        EXTRA_METRICS[ROW] = ASR1()
     from textattack.commands.textattack_cli import main as textattack_main
 
     argv = sys.argv

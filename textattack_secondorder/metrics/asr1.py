@@ -8,6 +8,9 @@ from textattack.attack_results import FailedAttackResult, SuccessfulAttackResult
 from textattack.metrics import Metric
 
 
+ROW = "ASR1 (one-word success rate %):"  # the summary-table row name our commands give it
+
+
 def words_changed(result):
     return len(result.original_result.attacked_text.all_words_diff(result.perturbed_result.attacked_text))
 

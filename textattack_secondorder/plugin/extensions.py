@@ -40,9 +40,9 @@ class UsageError(ValueError):
 
 def user_errors():
     """Exceptions that mean a bad parameter, resource or victim: one line and exit code 2, no traceback."""
-    from ..attack_recipes.recipe import RecipeParameterError
     from ..models.probe import ModelProbeError
     from ..models.token_classifier import GradientAccessError
+    from .recipe_params import RecipeParameterError
     from ..resources.resolution import ResourceError
 
     return (UsageError, RecipeParameterError, ResourceError, ModelProbeError, GradientAccessError)

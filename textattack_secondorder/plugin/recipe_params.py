@@ -10,6 +10,11 @@ from collections.abc import KeysView
 SPLIT = "^"  # textattack.shared.utils.ARGS_SPLIT_TOKEN
 
 
+class RecipeParameterError(ValueError):
+    """A recipe parameter that is unknown or has a value that is not allowed (one line: recipe, parameter,
+    value, what is allowed)."""
+
+
 def parse_recipe_params(text):
     """Parse ``"a=1,b='x',c=True"`` into a dict; bare words are taken as strings.
 

@@ -1,7 +1,7 @@
 """Merged outputs of one sweep cell: the rows in dataset order and a summary recomputed from them.
 
 The rows go through TextAttack's own ``AttackLogManager`` (CSV logger with this package's
-columns, and the summary table with the recipe's summary rows and ASR1), exactly as a
+columns, and the summary table with the recipe's summary rows and any extra metrics), exactly as a
 ``textattack attack --log-to-csv`` run writes them; both files are written under a temporary
 name and renamed, so a reader never sees half a file.
 """
@@ -27,23 +27,23 @@ def _summary_logger():
     return SummaryRows()
 
 
-def summary_metrics(attack):
-    """The rows a run of ``attack`` adds to TextAttack's summary: the recipe's own and ASR1 (Xu et al.)."""
-    from ..metrics.asr1 import ASR1
-
-    metrics = dict(getattr(attack, "summary_metrics", None) or {})
-    metrics["ASR1 (one-word success rate %):"] = ASR1()
-    return metrics
+def summary_metrics(attack, metrics=None):
+    """The rows a run of ``attack`` adds to TextAttack's summary: the recipe's own, then ``metrics``
+    (name → TextAttack ``Metric``, as ``AttackArgs(metrics=...)`` takes them)."""
+    return {**(getattr(attack, "summary_metrics", None) or {}), **(metrics or {})}
 
 
-def write_cell(results, attack, csv_path):
-    """Write ``results`` (in dataset order) to ``csv_path``; returns the summary table as a dict."""
+def write_cell(results, attack, csv_path, metrics=None):
+    """Write ``results`` (in dataset order) to ``csv_path``; returns the summary table as a dict.
+
+    ``metrics``: extra summary rows (name → ``Metric``) besides TextAttack's and the recipe's own.
+    """
     from textattack.loggers import AttackLogManager
 
     csv_path = Path(csv_path)
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = csv_path.with_name(f".{csv_path.name}.tmp{os.getpid()}")
-    manager = AttackLogManager(summary_metrics(attack))
+    manager = AttackLogManager(summary_metrics(attack, metrics))
     manager.add_output_csv(str(tmp), "file")
     rows = _summary_logger()
     manager.loggers.append(rows)

@@ -44,12 +44,13 @@ def sweep_shards(models, recipes, examples, seed, query_budget, shards_per_cell=
 
 
 def run_attack_sweep(models, recipes, examples, out_dir, options=None, seed=765, query_budget=None, device=None,
-                     batch_size=64, progress=True):
+                     batch_size=64, progress=True, metrics=None):
     """Attack ``examples`` with every recipe on every model; returns ``(summary DataFrame, RunStats)``.
 
     Writes ``out_dir/<model>__<recipe>.csv`` (TextAttack's CSV columns and ours),
     ``out_dir/summary.csv`` / ``summary.json`` (one row per cell) and keeps the finished
-    shards in ``out_dir/shards/`` for resuming.
+    shards in ``out_dir/shards/`` for resuming. ``metrics`` (name → TextAttack ``Metric``, as in
+    ``AttackArgs(metrics=...)``) adds rows to every cell's summary, e.g. ``{"ASR1 (%):": ASR1()}``.
     """
     import pandas as pd
 
@@ -65,7 +66,7 @@ def run_attack_sweep(models, recipes, examples, out_dir, options=None, seed=765,
         by_cell.setdefault((shard.context["model"], shard.context["recipe"]), []).extend(part)
     for (model, recipe), cell in by_cell.items():
         attack = state.attack(model, recipe)
-        summary = write_cell(cell, attack, out_dir / f"{cell_name(model, recipe)}.csv")
+        summary = write_cell(cell, attack, out_dir / f"{cell_name(model, recipe)}.csv", metrics)
         rows.append({"model": model, "recipe": recipe, "examples": len(cell), **summary})
     table = pd.DataFrame(rows)
     atomic_write_text(out_dir / "summary.csv", table.to_csv(index=False))
