@@ -54,6 +54,18 @@ def test_shard_keys_follow_content_and_settings():
     assert [len(s) for s in make_shards(list(range(10)), {}, size=4)] == [4, 4, 2]
 
 
+def test_one_rule_decides_how_many_shards():
+    from textattack_secondorder.distributed import ClusterOptions, shard_count
+
+    assert shard_count(100, None, ray_size=25) == 1                                  # this process
+    assert shard_count(100, ClusterOptions(), ray_size=25) == 1
+    assert shard_count(100, ClusterOptions(ray="local"), ray_size=25) == 4           # Ray: shards of 25
+    assert shard_count(101, ClusterOptions(ray="local"), ray_size=25) == 5
+    assert shard_count(100, ClusterOptions(shards=3), ray_size=25) == 3              # --shards wins
+    assert shard_count(2, ClusterOptions(ray="auto", shards=8), ray_size=25) == 2    # at most one per item
+    assert shard_count(25, None, ray_size=10, local_size=10) == 3                    # sweep: resume unit
+
+
 def test_interrupted_run_resumes_without_recomputing(tmp_path):
     shards = make_shards(list(range(12)), {"x": 1}, 6)
     with pytest.raises(KeyboardInterrupt):

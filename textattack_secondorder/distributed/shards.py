@@ -33,6 +33,20 @@ class Shard:
         return len(self.items)
 
 
+def shard_count(n_items, options, ray_size, local_size=None):
+    """How many shards a run of ``n_items`` is cut into — the one rule every command follows.
+
+    ``--shards N`` gives N (at most one per item); otherwise a Ray run (``--ray``) uses shards of
+    ``ray_size`` items, so every worker gets several, and a run in this process shards of
+    ``local_size`` items (``None``: one shard). ``options`` is a
+    :class:`~.runner.ClusterOptions` or ``None`` (this process, no ``--shards``).
+    """
+    if options is not None and options.shards:
+        return max(1, min(int(options.shards), n_items))
+    size = ray_size if options is not None and options.distributed else local_size
+    return 1 if size is None else max(1, -(-n_items // size))
+
+
 def make_shards(items, settings, shards=1, size=None):
     """Cut ``items`` into ``shards`` contiguous shards of near-equal size (or shards of ``size`` items).
 

@@ -10,13 +10,13 @@ import json
 import re
 from pathlib import Path
 
-from ..distributed import ShardStore, make_shards, run_shards
+from ..distributed import ShardStore, make_shards, run_shards, shard_count
 from ..models.fingerprint import spec_fingerprint
 from ..shared.files import atomic_write_text
 from .merge import write_cell
 from .task import SweepTask
 
-DEFAULT_SHARD_SIZE = 10  # examples per shard when --shards is not given
+DEFAULT_SHARD_SIZE = 10  # examples per shard when --shards is not given (also without Ray: resume unit)
 
 
 def cell_name(model, recipe):
@@ -25,8 +25,9 @@ def cell_name(model, recipe):
     return f"{clean(model)}__{clean(recipe)}".strip("_")
 
 
-def sweep_shards(models, recipes, examples, seed, query_budget, shards_per_cell=None):
-    """All shards of the sweep, cell by cell (model-major), each cell's examples in order."""
+def sweep_shards(models, recipes, examples, seed, query_budget, options=None):
+    """All shards of the sweep, cell by cell (model-major), each cell's examples in order
+    (``--shards`` counts shards per cell)."""
     items = [[t, None if y is None else int(y)] for t, y in examples]
     out = []
     for model in models:
@@ -34,8 +35,7 @@ def sweep_shards(models, recipes, examples, seed, query_budget, shards_per_cell=
         for recipe in recipes:
             key = {"what": "attack-sweep", "model": model, "files": fp, "recipe": recipe, "seed": seed,
                    "query_budget": query_budget}
-            cell = make_shards(items, key, shards_per_cell or 1,
-                               size=None if shards_per_cell else DEFAULT_SHARD_SIZE)
+            cell = make_shards(items, key, shard_count(len(items), options, DEFAULT_SHARD_SIZE, DEFAULT_SHARD_SIZE))
             for s in cell:
                 s.context = {"model": model, "recipe": recipe}
                 s.index = len(out)
@@ -55,8 +55,7 @@ def run_attack_sweep(models, recipes, examples, out_dir, options=None, seed=765,
     import pandas as pd
 
     out_dir = Path(out_dir)
-    shards_per_cell = options.shards if options is not None else None
-    shards = sweep_shards(models, recipes, examples, seed, query_budget, shards_per_cell)
+    shards = sweep_shards(models, recipes, examples, seed, query_budget, options)
     task = SweepTask(seed, query_budget, device, batch_size)
     results, stats = run_shards(task, shards, ShardStore(out_dir / "shards"), options, desc="sweep shards",
                                 progress=progress)

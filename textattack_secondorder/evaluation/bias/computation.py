@@ -185,14 +185,14 @@ class CounterfactualBias:
         (:class:`~.sharded.BiasTask`); the merge is the same either way, so the table equals the
         single run's.
         """
-        from ...distributed import ShardStore, make_shards, run_shards
+        from ...distributed import ShardStore, make_shards, run_shards, shard_count
         from ...models.fingerprint import model_fingerprint
 
         pairs = parse_pairs(pairs)
         key = {"what": "bias", "model": model_fingerprint(self.model_wrapper), "settings": self.settings(),
                "texts": list(texts)}
-        shards = make_shards([list(p) for p in pairs], key, size=1 if options is None or not options.shards
-                             else -(-len(pairs) // options.shards))
+        # one shard per protected pair unless --shards says otherwise
+        shards = make_shards([list(p) for p in pairs], key, shard_count(len(pairs), options, 1, local_size=1))
         for shard in shards:
             shard.context["texts"] = list(texts)
         if task is None and options is not None and options.distributed:

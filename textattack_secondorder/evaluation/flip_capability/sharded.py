@@ -12,7 +12,7 @@ a bounded ``m``, EUBA's phase 2 ranks words by the counts of the sentences befor
 its shard, so κ (a lower bound either way) depends on the shard layout: it is the same for
 a given ``--shards`` with or without Ray and whatever the number of workers.
 """
-from ...distributed import ClusterOptions, ShardStore, make_shards, run_shards
+from ...distributed import ClusterOptions, ShardStore, make_shards, run_shards, shard_count
 from ...models.fingerprint import model_fingerprint
 from ...models.loading import load_model_wrapper
 from .computation import KappaSetup
@@ -38,13 +38,6 @@ class KappaTask:
         return setup.count(examples, self.method, self.m).state()
 
 
-def shard_count(n, options):
-    """``--shards`` if given; with Ray, shards of :data:`DEFAULT_SHARD_SIZE` examples; else 1."""
-    if options.shards:
-        return options.shards
-    return max(1, -(-n // DEFAULT_SHARD_SIZE)) if options.distributed else 1
-
-
 def compute_flip_capability_sharded(model_spec, examples, options=None, method="euba", m=None, device=None,
                                     batch_size=256, vocab_limit=None, folder=None, settings=None,
                                     model_wrapper=None, progress=True):
@@ -63,7 +56,7 @@ def compute_flip_capability_sharded(model_spec, examples, options=None, method="
         model_wrapper = model_spec if not isinstance(model_spec, str) else \
             load_model_wrapper(model_spec, device, batch_size)
     setup = KappaSetup(model_wrapper, device=device, batch_size=batch_size, vocab_limit=vocab_limit)
-    n_shards = shard_count(len(examples), options)
+    n_shards = shard_count(len(examples), options, ray_size=DEFAULT_SHARD_SIZE)
     key = {"what": "kappa", "model": model_fingerprint(model_wrapper), "method": method, "m": m,
            "vocab_limit": vocab_limit, "shards": n_shards}
     shards = make_shards([[t, None if y is None else int(y)] for t, y in examples], key, n_shards)

@@ -52,30 +52,29 @@ class AdversarialPerturbation:
         self.device, self.progress = device, progress
         self.counts = {}
         self.stats = None
+        self._key = None
 
     def settings(self):
         return {"recipe": self.recipe, "attacked_model": self.surrogate_name or "the evaluated model",
                 "query_budget": self.query_budget, "seed": self.seed, **self.counts}
 
     def resume_key(self):
-        """What the set depends on, for the key of a saved set (:func:`~.sets.part_key`): the recipe and its
-        settings, and the content of the attacked model (:func:`~...models.fingerprint.model_fingerprint`)."""
-        from ...models.fingerprint import model_fingerprint
+        """What the set depends on, for the key of a saved set (:func:`~.sets.part_key`) and of its shards:
+        the recipe and its settings, and the content of the attacked model
+        (:func:`~...models.fingerprint.model_fingerprint`, hashed once per object)."""
+        if self._key is None:
+            from ...models.fingerprint import model_fingerprint
 
-        return {"recipe": self.recipe, "query_budget": self.query_budget, "seed": self.seed,
-                "attack": str(self.attack), "attacked_model": model_fingerprint(self.attack.goal_function.model)}
+            self._key = {"recipe": self.recipe, "query_budget": self.query_budget, "seed": self.seed,
+                         "attack": str(self.attack),
+                         "attacked_model": model_fingerprint(self.attack.goal_function.model)}
+        return self._key
 
     def _shards(self, texts):
-        from ...distributed import make_shards
+        from ...distributed import make_shards, shard_count
 
         items = [[t, int(y)] for t, y in zip(texts, self.labels)]
-        options = self.options
-        if options is not None and options.shards:
-            shards = make_shards(items, self.resume_key(), options.shards)
-        elif options is not None and options.distributed:
-            shards = make_shards(items, self.resume_key(), size=DEFAULT_SHARD_SIZE)
-        else:
-            shards = make_shards(items, self.resume_key(), 1)
+        shards = make_shards(items, self.resume_key(), shard_count(len(items), self.options, DEFAULT_SHARD_SIZE))
         for shard in shards:
             shard.context = {"model": self.model_spec or "attacked model", "recipe": self.recipe}
         return shards
