@@ -42,6 +42,35 @@ def console_script(name):
     return str(path)
 
 
+def stock_textattack(capfd, *argv):
+    """Run the stock ``textattack ARGV`` command line in this process; returns ``(exit code, stdout, stderr)``.
+
+    Same parser, same commands, same extensions as the console script (the start-up hook
+    registered them when this process imported TextAttack), without paying a new process's
+    TextAttack import (minutes on a machine whose page cache is reclaimed). The console script
+    itself is run by ``.ci/wheel_smoke.sh`` and by the slow tests. An uncaught exception is
+    returned as exit code 1 with its traceback on stderr, as the console script would show it.
+    """
+    import traceback
+
+    from textattack.commands.textattack_cli import main
+
+    capfd.readouterr()
+    argv_before, code = sys.argv, 0
+    sys.argv = ["textattack", *map(str, argv)]
+    try:
+        main()
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    except Exception:  # noqa: BLE001 - reported like the console script would
+        code = 1
+        print(traceback.format_exc(), file=sys.stderr)
+    finally:
+        sys.argv = argv_before
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
 def tiny_bert_source(vocab, sleep=0.0, max_length=None):
     """Source of a ``--model`` file: a tiny 2-class BERT over ``vocab`` (seeded), each forward sleeping ``sleep`` s.
 

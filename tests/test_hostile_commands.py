@@ -191,21 +191,17 @@ def test_meaning_on_hostile_seq2seq_lines(tmp_path):
             assert not reasons[i], (case, reasons[i])
 
 
-@pytest.mark.slow  # a subprocess: importing TextAttack alone takes minutes on a busy machine
-def test_stock_textattack_augment_sp_defense_on_hostile_rows(tmp_path):
+def test_stock_textattack_augment_sp_defense_on_hostile_rows(tmp_path, capfd, caplog):
     """`textattack augment --recipe sp-defense`: exit 0, bad texts left as they are with a warning naming the reason."""
-    import subprocess
-
-    from conftest import console_script, offline_env
+    from conftest import stock_textattack
 
     out = tmp_path / "aug.csv"
-    res = subprocess.run([console_script("textattack"), "augment", "--input-csv", str(HOSTILE), "--output-csv",
-                          str(out), "--input-column", "text", "--recipe", "sp-defense^vocabulary=['splendid','dreary']",
-                          "--transformations-per-example", "1"], capture_output=True, text=True, env=offline_env(),
-                         timeout=1200)
-    assert res.returncode == 0, res.stderr[-3000:]
+    code, _, err = stock_textattack(capfd, "augment", "--input-csv", HOSTILE, "--output-csv", out, "--input-column",
+                                    "text", "--recipe", "sp-defense^vocabulary=['splendid','dreary']",
+                                    "--transformations-per-example", "1")
+    assert code == 0, err[-3000:]
     for reason in ("empty text", "whitespace-only text", "no words", "control character"):
-        assert reason in res.stderr, reason
+        assert reason in err + caplog.text, reason  # a log warning (pytest keeps log records off stderr)
     # TextAttack writes with quotechar "/" and then deletes every "/": a text with a comma is not quoted
     # any more, so split each line from the right (label and case hold no comma)
     lines = out.read_text(encoding="utf-8").split("\n")

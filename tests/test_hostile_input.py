@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import textattack
 
-from conftest import console_script, offline_env
+from conftest import console_script, offline_env, stock_textattack
 
 HOSTILE = Path(__file__).parent / "data" / "hostile.csv"
 # cases that must be skipped for bad input; every other case must be attacked (or skipped by the method)
@@ -278,7 +278,7 @@ def test_textattack_so_negative_num_examples_exits_2_in_one_line():
     assert "Traceback" not in out.stderr
 
 
-def test_stock_cli_bad_recipe_parameter_exits_2_without_traceback(tmp_path):
+def test_stock_cli_bad_recipe_parameter_exits_2_without_traceback(tmp_path, capfd):
     (tmp_path / "model.py").write_text("import numpy as np, textattack\n"
                                        "class M(textattack.models.wrappers.ModelWrapper):\n"
                                        "    model = None\n"
@@ -286,9 +286,8 @@ def test_stock_cli_bad_recipe_parameter_exits_2_without_traceback(tmp_path):
                                        "        return np.array([[0.5, 0.5]] * len(t))\n"
                                        "model = M()\n")
     (tmp_path / "data.py").write_text("import textattack\ndataset = textattack.datasets.Dataset([('a good film', 1)])\n")
-    out = subprocess.run([console_script("textattack"), "attack", "--recipe", "so-beam^beam_width=0",
-                          "--model-from-file", str(tmp_path / "model.py"),
-                          "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1"],
-                         capture_output=True, text=True, env=offline_env(), timeout=600)
-    assert out.returncode == 2, out.stderr[-2000:]
-    assert "beam_width=0 is not allowed" in out.stderr and "Traceback" not in out.stderr
+    code, _, err = stock_textattack(capfd, "attack", "--recipe", "so-beam^beam_width=0",
+                                    "--model-from-file", tmp_path / "model.py",
+                                    "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1")
+    assert code == 2, err[-2000:]
+    assert "beam_width=0 is not allowed" in err and "Traceback" not in err

@@ -1,5 +1,4 @@
 """SP-Attack's κ is computed once per (model, κ data, settings) and reused; κ data must fit the model."""
-import subprocess
 
 import pandas as pd
 import pytest
@@ -7,7 +6,7 @@ import torch
 import textattack
 from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
 
-from conftest import console_script, offline_env
+from conftest import stock_textattack
 
 torch.set_num_threads(1)
 WORDS = ["good", "bad", "film", "movie", "plot", "great", "dull", "fine", "awful", "story", "fun", "boring"]
@@ -108,7 +107,7 @@ def test_labels_the_model_cannot_have_are_refused(tmp_path, counted):
     assert len(counted) == 1
 
 
-def test_stock_cli_four_class_model_on_mr_exits_2_without_traceback(tmp_path):
+def test_stock_cli_four_class_model_on_mr_exits_2_without_traceback(tmp_path, capfd):
     (tmp_path / "model.py").write_text("import numpy as np, textattack\n"
                                        "class M(textattack.models.wrappers.ModelWrapper):\n"
                                        "    model = None\n"
@@ -116,9 +115,8 @@ def test_stock_cli_four_class_model_on_mr_exits_2_without_traceback(tmp_path):
                                        "        return np.array([[0.25] * 4] * len(t))\n"
                                        "model = M()\n")
     (tmp_path / "data.py").write_text("import textattack\ndataset = textattack.datasets.Dataset([('a good film', 1)])\n")
-    out = subprocess.run([console_script("textattack"), "attack", "--recipe", "sp-attack",
-                          "--model-from-file", str(tmp_path / "model.py"),
-                          "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1"],
-                         capture_output=True, text=True, env=offline_env(), timeout=600)
-    assert out.returncode == 2, out.stderr[-2000:]
-    assert "4 outputs" in out.stderr and "kappa_dataset=" in out.stderr and "Traceback" not in out.stderr
+    code, _, err = stock_textattack(capfd, "attack", "--recipe", "sp-attack",
+                                    "--model-from-file", tmp_path / "model.py",
+                                    "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1")
+    assert code == 2, err[-2000:]
+    assert "4 outputs" in err and "kappa_dataset=" in err and "Traceback" not in err

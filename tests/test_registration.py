@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from conftest import console_script, offline_env
+from conftest import offline_env, stock_textattack
 
 PLANTED_MODEL = '''
 import numpy as np
@@ -52,12 +52,13 @@ def test_hook_is_installed_at_startup():
     assert "_Finder" in out.stdout, "textattack_secondorder_hook.pth did not run at start-up"
 
 
-def test_stock_cli_lists_our_recipe():
-    out = run([console_script("textattack"), "list", "attack-recipes"])
-    assert out.returncode == 0, out.stderr
-    assert "textfooler-offline" in out.stdout
+def test_stock_cli_lists_our_recipe(capfd):
+    code, out, err = stock_textattack(capfd, "list", "attack-recipes")
+    assert code == 0, err
+    assert "textfooler-offline" in out and "so-beam" in out
 
 
+@pytest.mark.slow  # two fresh interpreters importing TextAttack without the hook
 def test_opt_out_and_manual_register(repo):
     code = textwrap.dedent(
         """
@@ -74,6 +75,7 @@ def test_opt_out_and_manual_register(repo):
     assert out.stdout.split() == ["False", "True", "True"]
 
 
+@pytest.mark.slow
 def test_fallback_entry_point_lists_recipes_with_hook_off():
     out = run([sys.executable, "-m", "textattack_secondorder", "list", "attack-recipes"],
               TEXTATTACK_SECONDORDER_NO_HOOK="1")
@@ -108,7 +110,7 @@ def test_parse_recipe_params():
         parse_recipe_params("a=1,2")
 
 
-def test_stock_cli_attacks_planted_model_with_recipe_params(tmp_path):
+def test_stock_cli_attacks_planted_model_with_recipe_params(tmp_path, capfd):
     """`textattack attack --recipe "textfooler-offline^..."` runs our recipe end to end."""
     (tmp_path / "model.py").write_text(PLANTED_MODEL)
     (tmp_path / "data.py").write_text(PLANTED_DATA)
@@ -116,12 +118,11 @@ def test_stock_cli_attacks_planted_model_with_recipe_params(tmp_path):
     syn.write_text('{"good": ["fine", "decent"], "dull": ["boring"]}')
     csv = tmp_path / "log.csv"
     recipe = f"textfooler-offline^synonyms='{syn}',use_sentence_encoder=False"
-    out = run([console_script("textattack"), "attack", "--recipe", recipe,
-               "--model-from-file", str(tmp_path / "model.py"),
-               "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset",
-               "--num-examples", "3", "--log-to-csv", str(csv), "--disable-stdout"])
-    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
-    assert "Number of successful attacks:" in out.stdout
+    code, out, err = stock_textattack(capfd, "attack", "--recipe", recipe, "--model-from-file", tmp_path / "model.py",
+                                      "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset",
+                                      "--num-examples", "3", "--log-to-csv", csv, "--disable-stdout")
+    assert code == 0, out[-3000:] + err[-3000:]
+    assert "Number of successful attacks:" in out
     import pandas as pd
 
     log = pd.read_csv(csv)
@@ -129,15 +130,14 @@ def test_stock_cli_attacks_planted_model_with_recipe_params(tmp_path):
     assert all("good" not in t.split() for t in log.loc[log["result_type"] == "Successful", "perturbed_text"])
 
 
-def test_stock_cli_rejects_unknown_recipe_parameter(tmp_path):
+def test_stock_cli_rejects_unknown_recipe_parameter(tmp_path, capfd):
     (tmp_path / "model.py").write_text(PLANTED_MODEL)
     (tmp_path / "data.py").write_text(PLANTED_DATA)
-    out = run([console_script("textattack"), "attack", "--recipe", "textfooler-offline^nonsense=1",
-               "--model-from-file", str(tmp_path / "model.py"),
-               "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1"])
-    assert out.returncode != 0
-    assert "Unknown parameter(s) 'nonsense'" in out.stderr
-    assert "max_candidates" in out.stderr
+    code, _, err = stock_textattack(capfd, "attack", "--recipe", "textfooler-offline^nonsense=1",
+                                    "--model-from-file", tmp_path / "model.py",
+                                    "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1")
+    assert code == 2, err[-2000:]
+    assert "Unknown parameter(s) 'nonsense'" in err and "max_candidates" in err and "Traceback" not in err
 
 
 def test_every_registered_name_builds():

@@ -1,12 +1,11 @@
 """SP-Defense (Xu et al., §5): one-word label-keeping augmentation, lossless CSV, training, stock CLI."""
 import csv
-import subprocess
 
 import pandas as pd
 import pytest
 import torch
 
-from conftest import console_script, offline_env
+from conftest import stock_textattack
 from textattack_secondorder.augmentation.sp_defense import (
     SPDefenseAugmenter,
     augment_examples,
@@ -129,15 +128,14 @@ def test_modes_without_what_they_need_are_clear_errors():
         SPDefenseAugmenter("nope")
 
 
-def test_stock_textattack_augment_cli_runs_sp_defense(tmp_path):
+def test_stock_textattack_augment_cli_runs_sp_defense(tmp_path, capfd):
     src = tmp_path / "in.csv"
     src.write_text("text,label\nthe film was good,1\nan awful plot,0\n")
     out = tmp_path / "out.csv"
     recipe = "sp-defense^vocabulary=['splendid','dreary']"
-    res = subprocess.run([console_script("textattack"), "augment", "--input-csv", str(src), "--output-csv", str(out),
-                          "--input-column", "text", "--recipe", recipe, "--transformations-per-example", "1",
-                          "--exclude-original"], capture_output=True, text=True, env=offline_env(), timeout=600)
-    assert res.returncode == 0, res.stderr[-3000:]
+    code, _, err = stock_textattack(capfd, "augment", "--input-csv", src, "--output-csv", out, "--input-column", "text",
+                                    "--recipe", recipe, "--transformations-per-example", "1", "--exclude-original")
+    assert code == 0, err[-3000:]
     df = pd.read_csv(out)
     assert len(df) == 2
     for a, b in zip(["the film was good", "an awful plot"], df["text"]):
