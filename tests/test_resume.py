@@ -112,13 +112,13 @@ def test_bias_resumes_after_sigkill(tmp_path):
     from conftest import write_tiny_mlm
 
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "he", "she", "found"] + WORDS
-    (tmp_path / "model.py").write_text(tiny_bert_source(vocab, sleep=0.05, max_length=32))
+    (tmp_path / "model.py").write_text(tiny_bert_source(vocab, sleep=0.02, max_length=32))
     write_tiny_mlm(tmp_path / "mlm", vocab)
-    texts = [f"{('he', 'she')[i % 2]} found the {WORDS[i % 12]} {WORDS[(5 * i + 2) % 12]}" for i in range(24)]
+    texts = [f"{('he', 'she')[i % 2]} found the {WORDS[i % 12]} {WORDS[(5 * i + 2) % 12]}" for i in range(12)]
     pd.DataFrame({"text": texts}).to_csv(tmp_path / "data.csv", index=False)
     base = ["bias", "--model", str(tmp_path / "model.py"), "--dataset", str(tmp_path / "data.csv"),
             "--pairs", "he/she,good/bad,film/movie,fun/boring", "--masked-lm", str(tmp_path / "mlm"), "--max-k", "1",
-            "--bootstrap", "200", "--model-batch-size", "8"]
+            "--bootstrap", "100", "--model-batch-size", "8"]
     env = offline_env(PYTHONPATH=os.environ.get("PYTHONPATH", ""))
     full = tmp_path / "full"
     subprocess.run(so_command(*base, "--out", str(full)), env=env, check=True, capture_output=True, timeout=1200)
