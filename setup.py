@@ -73,6 +73,9 @@ setup(
         "textattack==0.3.11",
         # transformers 5 breaks `import textattack` (flair imports a removed class).
         "transformers>=4.45,<5",
+        # transformers 4.x needs huggingface_hub < 1.0; said here so that pip does not first pick the newest
+        # hub (accelerate, datasets allow it) and then backtrack through dozens of transformers releases.
+        "huggingface_hub>=0.34,<1.0",
         "datasets>=2.14",
         "pandas>=1.5",
         "numpy>=1.24",
