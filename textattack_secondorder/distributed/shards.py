@@ -36,9 +36,10 @@ class Shard:
 def shard_count(n_items, options, ray_size, local_size=None):
     """How many shards a run of ``n_items`` is cut into — the one rule every command follows.
 
-    ``--shards N`` gives N (at most one per item); otherwise a Ray run (``--ray``) uses shards of
-    ``ray_size`` items, so every worker gets several, and a run in this process shards of
-    ``local_size`` items (``None``: one shard). ``options`` is a
+    ``--shards N`` gives N (at most one per item); otherwise a Ray run (``--ray``) uses enough
+    shards of at most ``ray_size`` items that every worker gets several, and a run in this process
+    shards of at most ``local_size`` items (``None``: one shard). :func:`make_shards` then cuts
+    that many near-equal shards. ``options`` is a
     :class:`~.runner.ClusterOptions` or ``None`` (this process, no ``--shards``).
     """
     if options is not None and options.shards:

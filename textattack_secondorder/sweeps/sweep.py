@@ -16,7 +16,7 @@ from ..shared.files import atomic_write_text
 from .merge import write_cell
 from .task import SweepTask
 
-DEFAULT_SHARD_SIZE = 10  # examples per shard when --shards is not given (also without Ray: resume unit)
+DEFAULT_SHARD_SIZE = 10  # most examples per shard when --shards is not given (also without Ray: resume unit)
 
 
 def cell_name(model, recipe):
@@ -50,7 +50,8 @@ def run_attack_sweep(models, recipes, examples, out_dir, options=None, seed=765,
     Writes ``out_dir/<model>__<recipe>.csv`` (TextAttack's CSV columns and ours),
     ``out_dir/summary.csv`` / ``summary.json`` (one row per cell) and keeps the finished
     shards in ``out_dir/shards/`` for resuming. ``metrics`` (name → TextAttack ``Metric``, as in
-    ``AttackArgs(metrics=...)``) adds rows to every cell's summary, e.g. ``{"ASR1 (%):": ASR1()}``.
+    ``AttackArgs(metrics=...)``) adds rows to every cell's summary, e.g. ``{asr1.ROW: asr1.ASR1()}``
+    (:mod:`~..metrics.asr1`), which ``textattack-so attack-sweep`` passes.
     """
     import pandas as pd
 

@@ -7,7 +7,7 @@ level, the only heavy one, over processes or machines and a rerun reuses finishe
 """
 
 
-DEFAULT_SHARD_SIZE = 10  # examples per shard when --ray is given without --shards
+DEFAULT_SHARD_SIZE = 10  # most examples per shard when --ray is given without --shards
 
 
 class AdversarialPerturbation:
