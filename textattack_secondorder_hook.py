@@ -11,6 +11,12 @@ Python start-up. When ``textattack`` is imported later, the finder
   lets our results add their columns to TextAttack's CSV log and our recipes add
   rows to its summary table (``textattack_secondorder.plugin.hook``).
 
+When it is one of our own modules that imports ``textattack`` (say
+``from textattack_secondorder.transformations.neighborhood import ...`` before any
+``import textattack``), that module is still half-initialised when TextAttack finishes,
+and registering then would import it again and fail. The registration then waits until
+none of our modules is mid-import; the finder also watches our own modules for that.
+
 Set ``TEXTATTACK_SECONDORDER_NO_HOOK=1`` to switch it off; then call
 ``textattack_secondorder.register()`` yourself or use ``python -m textattack_secondorder``.
 """
@@ -19,6 +25,28 @@ import sys
 
 _OPT_OUT = "TEXTATTACK_SECONDORDER_NO_HOOK"
 _WATCHED = ("textattack",)
+_OWN = "textattack_secondorder"
+_pending = False  # TextAttack finished importing while one of our modules was mid-import
+
+
+def _own(name):
+    return name == _OWN or name.startswith(_OWN + ".")
+
+
+def _own_initializing(but=None):
+    """Names of our modules that are being imported right now (``but`` excepted)."""
+    return [n for n, m in list(sys.modules.items())
+            if _own(n) and n != but and getattr(getattr(m, "__spec__", None), "_initializing", False)]
+
+
+def _after_textattack(finished=None):
+    """Register now, or (while one of our modules is still mid-import) once it has finished."""
+    global _pending
+    if _own_initializing(but=finished):
+        _pending = True
+        return
+    _pending = False
+    _call("after_textattack_import")
 
 
 class _Loader:
@@ -36,9 +64,14 @@ class _Loader:
 
     def exec_module(self, module):
         module.__loader__ = self._loader
+        if _own(self._name):
+            self._loader.exec_module(module)
+            if _pending:
+                _after_textattack(finished=self._name)
+            return
         _call("before_textattack_import")
         self._loader.exec_module(module)
-        _call("after_textattack_import")
+        _after_textattack()
 
 
 def _call(function, *args):
@@ -50,10 +83,10 @@ def _call(function, *args):
 
 
 class _Finder:
-    """Meta-path finder that only answers for the watched TextAttack modules."""
+    """Meta-path finder that only answers for the watched TextAttack modules and our own."""
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname not in _WATCHED:
+        if fullname not in _WATCHED and not _own(fullname):
             return None
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
