@@ -70,6 +70,24 @@ def test_offline_but_cached_online_model_is_what_both_say(recorded, monkeypatch)
     assert rows["causal_lm"]["resolves_to"] == resources.SLOTS["causal_lm"].offline
 
 
+def test_offline_alternative_is_never_silent(recorded, monkeypatch, caplog):
+    """The offline default masked LM missing: the alternative loads, and the log and describe() say why."""
+    from textattack_secondorder.resources import slots
+
+    s = resources.SLOTS["masked_lm"]
+    monkeypatch.setattr(resolution, "hub_available", lambda: False)
+    monkeypatch.setattr(resolution, "in_hf_cache", lambda name: False)
+    monkeypatch.setitem(slots.OFFLINE_CHECKS, ("masked_lm", s.offline), lambda: "its package is not installed")
+    monkeypatch.setitem(slots.OFFLINE_CHECKS, ("masked_lm", s.alternatives[0]), lambda: "")
+    row = {r["slot"]: r for r in resources.describe()}["masked_lm"]
+    assert row["resolves_to"] == s.alternatives[0] and row["origin"] == "default (offline alternative)"
+    assert s.offline in row["note"] and "its package is not installed" in row["note"]
+    with caplog.at_level("WARNING", logger="textattack_secondorder.resources.loaders"):
+        assert resources.load_word_proposer() == ("built", "masked_lm", s.alternatives[0])
+    assert any(r.levelname == "WARNING" and s.offline in r.getMessage() and s.alternatives[0] in r.getMessage()
+               for r in caplog.records)
+
+
 def test_environment_and_argument_win(recorded, monkeypatch, tmp_path):
     monkeypatch.setattr(resolution, "hub_available", lambda: False)
     monkeypatch.setenv("TA_SO_SYNONYMS", str(tmp_path / "mine.json"))

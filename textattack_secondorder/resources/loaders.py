@@ -141,7 +141,9 @@ def load(slot, value=None, **kwargs):
             f"Cannot load the {slot} {r.value!r} (from {r.origin}): {type(e).__name__}: {e}. "
             f"Pass a working value as the argument or in ${s.env} ({s.install_hint}; offline assets: {OFFLINE_EXTRA})."
         ) from e
-    if r.origin != "argument":
+    if r.note:  # an offline alternative stands in for the default: never silently
+        logger.warning("%s: using %s (%s) because %s", slot, r.value, r.origin, r.note)
+    elif r.origin != "argument":
         logger.info("%s: %s (%s)", slot, r.value, r.origin)
     return obj
 
