@@ -18,9 +18,13 @@ text; each (victim, recipe) row gets the median perplexity of both and their rat
 ``second_order_samples.txt`` shows ``--samples`` (30) randomly drawn successes per (victim,
 recipe) beside their originals, for reading.
 
-Writes benchmarks/results/second_order.json and .csv, and one row per (victim, recipe,
-example) in second_order_examples.csv; re-running skips the
-(victim, recipe) pairs already in the JSON (``--force`` recomputes the pairs named on the command line).
+Several masked LMs (``--masked-lm distilbert-onnx minilm-mlm``) run side by side: every recipe
+that uses the masked-LM slot (so-*, bae-offline) is built once per masked LM, all take turns on
+each example, and each row names its ``masked_lm``.
+
+Writes benchmarks/results/second_order.json and .csv, and one row per (victim, recipe, masked LM,
+example) in second_order_examples.csv; re-running skips the (victim, recipe, masked LM) rows
+already in the JSON (``--force`` recomputes those named on the command line).
 """
 import argparse
 import json
@@ -82,6 +86,12 @@ def texts_of(result):
             "perturbed": result.perturbed_result.attacked_text.text}
 
 
+def run_key(row):
+    """(victim, recipe, masked LM) of a run or per-example row."""
+    lm = row.get("masked_lm")
+    return row["victim"], row["recipe"], lm if isinstance(lm, str) else "-"
+
+
 def add_naturalness(runs, per_example, args):
     """Median causal-LM perplexity of originals and vulnerable examples per (victim, recipe), and samples.
 
@@ -104,7 +114,7 @@ def add_naturalness(runs, per_example, args):
     ppl = dict(zip(texts, lm.perplexity(texts)))
     lines = [f"# {args.samples} random successes per (victim, recipe); perplexity under {lm!r}", ""]
     for row in runs:
-        mine = [e for e in succ if e["victim"] == row["victim"] and e["recipe"] == row["recipe"]]
+        mine = [e for e in succ if run_key(e) == run_key(row)]
         if not mine:
             continue
         po = float(np.nanmedian([ppl[e["original"]] for e in mine]))
@@ -112,7 +122,7 @@ def add_naturalness(runs, per_example, args):
         row.update(ppl_original=round(po, 1), ppl_vulnerable=round(pv, 1),
                    ppl_ratio=round(pv / po, 3) if po and not math.isnan(po) else None)
         picked = random.Random(args.seed).sample(mine, min(args.samples, len(mine)))
-        lines.append(f"## {row['victim']} / {row['recipe']}: {len(picked)} of {len(mine)} successes, "
+        lines.append(f"## {' / '.join(run_key(row))}: {len(picked)} of {len(mine)} successes, "
                      f"median PPL {po:.1f} -> {pv:.1f} (x{pv / po:.2f})")
         for e in sorted(picked, key=lambda e: e["example"]):
             lines += [f"[{e['example']}] original   (PPL {ppl[e['original']]:7.1f}): {e['original']}",
@@ -141,7 +151,8 @@ def main():
     ap.add_argument("--num-examples", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=None, help="torch threads (1 is fastest on a shared machine)")
-    ap.add_argument("--masked-lm", default=None, help="masked-LM slot value (default: the slot's default)")
+    ap.add_argument("--masked-lm", nargs="+", default=[None],
+                    help="masked-LM slot value(s), run side by side (default: the slot's default)")
     ap.add_argument("--masked-lm-dtype", default=None,
                     help="weights dtype of the shared masked LM: float32 (default), bfloat16, float16 (CUDA), auto")
     ap.add_argument("--model-batch-size", type=int, default=64)
@@ -172,22 +183,28 @@ def main():
     textattack_secondorder.register()
     out = Path(args.out)
     done = json.loads(out.read_text()) if out.exists() else {"runs": []}
-    if args.force:  # recompute the (victim, recipe) pairs of this run, keep the others
-        done["runs"] = [r for r in done["runs"] if not (r["victim"] in args.victims and r["recipe"] in args.recipes)]
-    have = {(r["victim"], r["recipe"]) for r in done["runs"]}
+    # one proposer per masked LM, shared by every recipe that uses it (so-* and bae-offline)
+    proposers = {}
+    for value in args.masked_lm:
+        proposer = load_word_proposer(value, dtype=args.masked_lm_dtype)
+        proposers[proposer.name if value is None else value] = proposer
+    lms = list(proposers)
+    if args.force:  # recompute the rows named on this command line, keep the others
+        done["runs"] = [r for r in done["runs"] if not (r["victim"] in args.victims and r["recipe"] in args.recipes
+                                                        and run_key(r)[2] in lms + ["-"])]
+    have = {run_key(r) for r in done["runs"]}
 
     test = load_mr("test")
     rng = random.Random(args.seed)
     examples = rng.sample(test, min(args.num_examples, len(test)))
     dataset = textattack.datasets.Dataset(examples)
-    # one proposer shared by every recipe that uses it (so-* and bae-offline)
-    proposer = load_word_proposer(args.masked_lm, dtype=args.masked_lm_dtype)
     synonyms = None
     if args.synonyms:
         from textattack_secondorder.resources import load_synonyms
 
         synonyms = load_synonyms(args.synonyms)
-    done["settings"] = {"num_examples": len(examples), "seed": args.seed, "masked_lm": repr(proposer),
+    done["settings"] = {"num_examples": len(examples), "seed": args.seed,
+                        "masked_lm": {k: repr(v) for k, v in proposers.items()},
                         "synonyms": args.synonyms or "synonyms slot default",
                         "model_batch_size": args.model_batch_size}
 
@@ -197,21 +214,26 @@ def main():
 
     examples_csv = out.with_name(out.stem + "_examples.csv")
     per_example = pd.read_csv(examples_csv).to_dict("records") if examples_csv.exists() else []
+    from textattack_secondorder.plugin.registry import attack_recipes
+
+    def variants(recipe):  # (recipe, masked LM) pairs: one per masked LM if the recipe takes one
+        return [(recipe, lm) for lm in lms] if "masked_lm" in attack_recipes()[recipe].PARAMS else [(recipe, "-")]
+
     for victim in args.victims:
-        todo = [r for r in args.recipes if (victim, r) not in have]
+        todo = [v for r in args.recipes for v in variants(r) if (victim, *v) not in have]
         if not todo:
             continue
         model_wrapper = load_victim(victim)
         attacks = {}
-        for recipe in todo:
-            attacks[recipe] = build(recipe, model_wrapper, proposer, synonyms)
-            attacks[recipe].goal_function.batch_size = args.model_batch_size
+        for recipe, lm in todo:
+            attacks[recipe, lm] = build(recipe, model_wrapper, proposers.get(lm), synonyms)
+            attacks[recipe, lm].goal_function.batch_size = args.model_batch_size
         # Recipes take turns on each example, so a change in machine load during the run hits
         # all of them alike and the time ratios stay comparable.
         set_seed(args.seed)
         results = {r: [] for r in todo}
         seconds = {r: 0.0 for r in todo}
-        per_example = [e for e in per_example if not (e["victim"] == victim and e["recipe"] in todo)]
+        per_example = [e for e in per_example if run_key(e) not in {(victim, *v) for v in todo}]
         for i in tqdm(range(len(dataset)), desc=victim, unit="example"):
             example, label = dataset[i]
             for recipe in todo:
@@ -220,12 +242,13 @@ def main():
                 dt = time.perf_counter() - t0
                 seconds[recipe] += dt
                 results[recipe].append(res)
-                per_example.append({"victim": victim, "recipe": recipe, "example": i,
+                per_example.append({"victim": victim, "recipe": recipe[0], "masked_lm": recipe[1], "example": i,
                                     "result": type(res).__name__.replace("AttackResult", ""),
                                     "perturbed_words": words_changed(res), "queries": res.num_queries,
                                     "seconds": round(dt, 3), **texts_of(res)})
         for recipe in todo:
-            row = {"victim": victim, "recipe": recipe, **summarize(results[recipe], seconds[recipe])}
+            row = {"victim": victim, "recipe": recipe[0], "masked_lm": recipe[1],
+                   **summarize(results[recipe], seconds[recipe])}
             tr = attacks[recipe].transformation
             if hasattr(tr, "proposer_calls") and row["attacked"]:  # masked-LM inputs actually run
                 row["masked_lm_inputs_per_example"] = round(tr.proposer_calls / row["attacked"], 1)
@@ -240,14 +263,14 @@ def main():
         atomic_write_text(out, json.dumps(done, indent=2) + "\n")
     df = pd.DataFrame(done["runs"])
     atomic_write_text(out.with_suffix(".csv"), df.to_csv(index=False))
-    cols = ["victim", "recipe", "success_rate", "avg_perturbed_words", "avg_queries", "seconds_per_example", "skipped"]
+    cols = ["victim", "recipe", "masked_lm", "success_rate", "avg_perturbed_words", "avg_queries", "seconds_per_example", "skipped"]
     cols += [c for c in ("ppl_original", "ppl_vulnerable", "ppl_ratio") if c in df]
     print(df[cols].to_string(index=False))
-    # ratio asked for: so-beam seconds per example over bae's, per victim, same run
-    for victim, g in df.groupby("victim"):
+    # ratio asked for: so-beam seconds per example over bae's, per victim and masked LM, same run
+    for (victim, lm), g in df.groupby(["victim", "masked_lm"]):
         s = g.set_index("recipe")["seconds_per_example"]
         if "so-beam" in s and "bae-offline" in s and s["bae-offline"]:
-            print(f"{victim}: so-beam / bae-offline time per example = {s['so-beam'] / s['bae-offline']:.2f}x")
+            print(f"{victim} [{lm}]: so-beam / bae-offline time per example = {s['so-beam'] / s['bae-offline']:.2f}x")
 
 
 if __name__ == "__main__":
