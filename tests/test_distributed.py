@@ -83,6 +83,18 @@ def _tiny_bert(tmp_path):
     return str(path)
 
 
+def test_sweep_shows_no_per_example_textattack_bars(tmp_path, capfd):
+    """A sweep's only bar is over shards: TextAttack's one-example bars would flood a Ray driver's console."""
+    from textattack_secondorder.sweeps import run_attack_sweep
+
+    spec = _tiny_bert(tmp_path)
+    table, _ = run_attack_sweep([spec], ["deepwordbug"], TEXTS[:3], tmp_path / "sweep", progress=False,
+                                batch_size=8)
+    err = capfd.readouterr().err
+    assert int(table["examples"].iloc[0]) == 3
+    assert "[Succeeded / Failed / Skipped / Total]" not in err
+
+
 @pytest.mark.parametrize("method,m", [("brute", None), ("euba", None)])
 def test_sharded_kappa_equals_single_run(tmp_path, method, m):
     from textattack_secondorder.evaluation.flip_capability import compute_flip_capability

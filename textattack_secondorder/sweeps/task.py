@@ -63,6 +63,9 @@ class SweepTask:
 
     def run(self, state, shard):
         """``AttackResult`` list of the shard's examples, in dataset order."""
+        import contextlib
+        import io
+
         import textattack
 
         attack = state.attack(shard.context["model"], shard.context["recipe"])
@@ -71,5 +74,9 @@ class SweepTask:
             args = textattack.AttackArgs(num_examples=1, random_seed=self.seed + shard.start + offset,
                                          query_budget=self.query_budget, silent=True, disable_stdout=True)
             dataset = textattack.datasets.Dataset([(text, label)])
-            results += textattack.Attacker(attack, dataset, args).attack_dataset()
+            # TextAttack's Attacker draws a one-example bar on stderr whatever ``silent`` says; under Ray
+            # every worker's bar reaches the driver's console. The sweep shows one bar over shards instead.
+            # (Log records keep their own handlers' streams and still show.)
+            with contextlib.redirect_stderr(io.StringIO()):
+                results += textattack.Attacker(attack, dataset, args).attack_dataset()
         return results
