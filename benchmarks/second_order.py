@@ -132,12 +132,21 @@ def add_naturalness(runs, per_example, args):
     atomic_write_text(out.with_name(out.stem + "_samples.txt"), "\n".join(lines) + "\n")
 
 
-def build(recipe, model_wrapper, masked_lm, synonyms=None):
+def recipe_class(recipe):
     from textattack_secondorder.plugin.registry import attack_recipes
 
-    cls = attack_recipes()[recipe]
+    return attack_recipes()[recipe]
+
+
+def takes_masked_lm(recipe):
+    """Whether the recipe has a masked-LM parameter (so-*, bae-offline)."""
+    return "masked_lm" in recipe_class(recipe).PARAMS
+
+
+def build(recipe, model_wrapper, masked_lm, synonyms=None):
+    cls = recipe_class(recipe)
     kwargs = {}
-    if "masked_lm" in cls.PARAMS and masked_lm is not None:
+    if takes_masked_lm(recipe) and masked_lm is not None:
         kwargs["masked_lm"] = masked_lm
     if "synonyms" in cls.PARAMS and synonyms is not None:
         kwargs["synonyms"] = synonyms
@@ -214,10 +223,9 @@ def main():
 
     examples_csv = out.with_name(out.stem + "_examples.csv")
     per_example = pd.read_csv(examples_csv).to_dict("records") if examples_csv.exists() else []
-    from textattack_secondorder.plugin.registry import attack_recipes
 
     def variants(recipe):  # (recipe, masked LM) pairs: one per masked LM if the recipe takes one
-        return [(recipe, lm) for lm in lms] if "masked_lm" in attack_recipes()[recipe].PARAMS else [(recipe, "-")]
+        return [(recipe, lm) for lm in lms] if takes_masked_lm(recipe) else [(recipe, "-")]
 
     for victim in args.victims:
         todo = [v for r in args.recipes for v in variants(r) if (victim, *v) not in have]
@@ -263,7 +271,8 @@ def main():
         atomic_write_text(out, json.dumps(done, indent=2) + "\n")
     df = pd.DataFrame(done["runs"])
     atomic_write_text(out.with_suffix(".csv"), df.to_csv(index=False))
-    cols = ["victim", "recipe", "masked_lm", "success_rate", "avg_perturbed_words", "avg_queries", "seconds_per_example", "skipped"]
+    cols = ["victim", "recipe", "masked_lm", "success_rate", "avg_perturbed_words", "avg_queries",
+            "seconds_per_example", "skipped"]
     cols += [c for c in ("ppl_original", "ppl_vulnerable", "ppl_ratio") if c in df]
     print(df[cols].to_string(index=False))
     # ratio asked for: so-beam seconds per example over bae's, per victim and masked LM, same run

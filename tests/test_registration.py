@@ -52,7 +52,6 @@ def test_hook_is_installed_at_startup():
     assert "_Finder" in out.stdout, "textattack_secondorder_hook.pth did not run at start-up"
 
 
-
 def test_registration_waits_for_our_module_that_imports_textattack():
     # neighborhood.py imports TextAttack at its top: the recipes cannot be registered until it is done
     code = textwrap.dedent(
@@ -68,6 +67,7 @@ def test_registration_waits_for_our_module_that_imports_textattack():
     assert out.returncode == 0, out.stderr
     assert "could not register" not in out.stdout
     assert "REGISTERED True" in out.stdout
+
 
 def test_stock_cli_lists_our_recipe(capfd):
     code, out, err = stock_textattack(capfd, "list", "attack-recipes")
