@@ -291,3 +291,25 @@ def test_stock_cli_bad_recipe_parameter_exits_2_without_traceback(tmp_path, capf
                                     "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1")
     assert code == 2, err[-2000:]
     assert "beam_width=0 is not allowed" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("content, fragment", [(None, "does not exist"), ("[1]", "expected a JSON object"),
+                                               ("{}", "empty")])
+def test_stock_cli_bad_synonyms_file_exits_2_with_one_line(tmp_path, capfd, content, fragment):
+    (tmp_path / "model.py").write_text("import numpy as np, textattack\n"
+                                       "class M(textattack.models.wrappers.ModelWrapper):\n"
+                                       "    model = None\n"
+                                       "    def __call__(self, t):\n"
+                                       "        return np.array([[0.5, 0.5]] * len(t))\n"
+                                       "model = M()\n")
+    (tmp_path / "data.py").write_text("import textattack\ndataset = textattack.datasets.Dataset([('a good film', 1)])\n")
+    syn = tmp_path / "syn.json"
+    if content is not None:
+        syn.write_text(content)
+    code, _, err = stock_textattack(capfd, "attack", "--recipe", f"textfooler-offline^synonyms='{syn}'",
+                                    "--model-from-file", tmp_path / "model.py",
+                                    "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1")
+    assert code == 2, err[-2000:]
+    assert "Traceback" not in err
+    line = [x for x in err.splitlines() if "synonym file" in x]
+    assert len(line) == 1 and str(syn) in line[0] and fragment in line[0]

@@ -37,6 +37,8 @@ def test_load_user_json_normalises(tmp_path):
         ('{"good": "fine"}', "must be a list"),
         ('{"good": ["fine", 3]}', "must be strings"),
         ('{"good": ["fine"', "not valid"),
+        ("{}", "empty"),
+        ('{"good": []}', "empty"),
     ],
 )
 def test_malformed_json_names_file(tmp_path, content, fragment):
@@ -48,7 +50,9 @@ def test_malformed_json_names_file(tmp_path, content, fragment):
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(FileNotFoundError):
+    from textattack_secondorder.resources import ResourceError
+
+    with pytest.raises(ResourceError, match="nope.json does not exist"):
         read_synonym_file(tmp_path / "nope.json")
 
 
@@ -88,7 +92,11 @@ def test_packaged_list_loads(monkeypatch):
     assert all(1 <= len(v) <= 8 for v in table.values())
     assert all(k.isalpha() and k.islower() for k in table)
     assert "movie" in table.get("film", [])
-    meta = json.loads((REPO / "data" / "synonyms_glove_wordnet.meta.json").read_text())
+    # the papers' candidates (issue: the earlier GloVe+WordNet list had none for these)
+    assert {"nice", "decent"} <= set(table["good"]) and "actress" in table["actor"]
+    assert len(table) > 20000 and sum(map(len, table.values())) > 100000
+    assert "bad" not in table["good"] and "good" not in table["bad"]  # antonyms repelled
+    meta = json.loads((REPO / "data" / "synonyms_counterfitted.meta.json").read_text())
     assert meta["counts"]["keys"] == len(table)
 
 

@@ -46,7 +46,7 @@ class SecondOrderAttack(Attack):
 # Parameters shared by the three recipes (defaults: paper §3 / Algorithm 1).
 COMMON_PARAMS = {
     "synonyms": (None, "word->synonyms JSON for patch words; None = synonyms slot (counter-fitted online, "
-                       "packaged GloVe+WordNet list offline). Paper: counter-fitted synonyms (Jia et al. 2019)"),
+                       "the packaged copy of that list offline). Paper: counter-fitted synonyms (Jia et al. 2019)"),
     "masked_lm": (None, "masked-LM slot: HF model name/path, 'gemma', 'minilm-mlm' or a WordProposer; "
                         "None = slot default. Paper: distilbert-base-uncased"),
     "kappa": (KAPPA, "Algorithm 1: keep logits > max(L[kappa], L[0] - delta); paper kappa = 20"),

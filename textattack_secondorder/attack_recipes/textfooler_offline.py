@@ -7,7 +7,8 @@ recipe builds it, except that the two parts which need downloads are taken
 from the resources layer:
 
 * swap candidates: the ``synonyms`` slot (counter-fitted neighbours online,
-  the packaged GloVe+WordNet list offline) instead of the 50 nearest
+  the packaged copy of Jia et al.'s counter-fitted list offline: up to 8
+  nearest neighbours per word, docs/methods.md §5.5) instead of the 50 nearest
   counter-fitted PARAGRAM vectors with ``WordEmbeddingDistance`` (the list is
   already a thresholded neighbour list);
 * sentence similarity: the ``sentence_encoder`` slot (USE online,

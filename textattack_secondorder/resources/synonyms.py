@@ -18,8 +18,13 @@ import threading
 from pathlib import Path
 
 from .paths import cache_dir
+from .resolution import ResourceError
 
 logger = logging.getLogger(__name__)
+
+
+class SynonymFileError(ResourceError, ValueError):
+    """A synonym file that is missing, malformed or empty (one line on the command line, exit 2)."""
 
 
 _CACHE = {}
@@ -29,22 +34,22 @@ _LOCK = threading.Lock()
 def _validate(raw, source):
     """Check and normalise a parsed word->synonyms mapping (see :func:`read_synonym_file`)."""
     if not isinstance(raw, dict):
-        raise ValueError(
+        raise SynonymFileError(
             f"synonym file {source}: expected a JSON object mapping word -> list of synonyms, "
             f"got {type(raw).__name__}"
         )
     table, skipped = {}, 0
     for key, syns in raw.items():
         if not isinstance(key, str):  # cannot happen with JSON text, can with a dict
-            raise ValueError(f"synonym file {source}: key {key!r} is not a string")
+            raise SynonymFileError(f"synonym file {source}: key {key!r} is not a string")
         if not isinstance(syns, (list, tuple)):
-            raise ValueError(
+            raise SynonymFileError(
                 f"synonym file {source}: the value of {key!r} must be a list of strings, "
                 f"got {type(syns).__name__}"
             )
         for s in syns:
             if not isinstance(s, str):
-                raise ValueError(
+                raise SynonymFileError(
                     f"synonym file {source}: the synonyms of {key!r} must be strings, got {s!r}"
                 )
         word = key.strip().lower()
@@ -68,7 +73,9 @@ def read_synonym_file(path):
     format of the counter-fitted list the paper used). Keys are lower-cased (lists of
     keys differing only in case are merged), self-synonyms and duplicates are dropped,
     as are words left without synonyms. A malformed file raises ``ValueError`` naming
-    the file and the problem. Results are cached per resolved path; treat them as
+    the file and the problem (:class:`SynonymFileError`, a ``ResourceError``: one line
+    and exit code 2 on the command line), and so do a missing file and a file without a
+    single word that has a synonym. Results are cached per resolved path; treat them as
     read-only.
     """
     path = Path(path).expanduser()
@@ -77,13 +84,15 @@ def read_synonym_file(path):
         if key in _CACHE:
             return _CACHE[key]
     if not path.is_file():
-        raise FileNotFoundError(f"synonym file {path} does not exist")
+        raise SynonymFileError(f"synonym file {path} does not exist")
     try:
         with open(path, encoding="utf-8") as f:
             raw = json.load(f)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise ValueError(f"synonym file {path}: not valid UTF-8 JSON ({e})") from e
+        raise SynonymFileError(f"synonym file {path}: not valid UTF-8 JSON ({e})") from e
     table = _validate(raw, path)
+    if not table:
+        raise SynonymFileError(f"synonym file {path}: empty (no word with at least one synonym)")
     logger.info("loaded %d words / %d synonym pairs from %s", len(table),
                 sum(len(v) for v in table.values()), path)
     with _LOCK:

@@ -22,7 +22,7 @@ class WordSwapSynonymList(WordSwap):
     Args:
         synonyms: a ``SynonymList``, a ``{word: [synonyms]}`` dict, a path to such a
             JSON file, or ``None`` for the ``synonyms`` resource slot (``$TA_SO_SYNONYMS``,
-            counter-fitted online, the packaged GloVe+WordNet list offline).
+            counter-fitted online, the packaged copy of the counter-fitted list offline).
         max_candidates (int or None): keep at most this many synonyms per word, in the
             list's order (None = all).
 
