@@ -74,7 +74,7 @@ SLOTS = {
         Slot(
             "synonyms",
             "TA_SO_SYNONYMS",
-            "patch-word synonym pairs",
+            "patch words and swap candidates (textfooler-offline, alzantot-offline)",
             online="counter-fitted",
             offline="synonyms_counterfitted.json",
             install_hint="pass a word->synonyms JSON file",
