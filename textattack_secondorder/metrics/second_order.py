@@ -94,8 +94,7 @@ class MedianPerplexity(Metric):
 
 
 PERPLEXITY_ROW = "Median perplexity:"
-PERPLEXITY_OFF = ("not computed: the causal LM is not cached yet; add perplexity=True "
-                  "(e.g. --recipe \"so-beam^perplexity=True\"; one-off set-up, about a minute)")
+PERPLEXITY_OFF = "off, causal LM not cached: add perplexity=True (one-off set-up, ~1 min)"
 
 
 class PerplexityLeftOut(Metric):
