@@ -17,6 +17,29 @@ def _second_order(results):
     return [r for r in results if hasattr(r.perturbed_result, "patched_text")]
 
 
+class VictimAccuracy(Metric):
+    """The victim's accuracy on the attacked sentences x0, as ``"75.0%"`` (TextAttack's row format).
+
+    TextAttack's "Original accuracy" is the share of results that were not skipped; our goal
+    function skips a sentence for having no patch word pair, not for being misclassified, so that
+    share says nothing about accuracy. This counts ``f(x0) == y`` over every result whose x0 the
+    victim scored (rows the input guard skipped unread, or with no words, are left out).
+    """
+
+    def __init__(self):
+        pass
+
+    def calculate(self, results):
+        right = scored = 0
+        for r in results:
+            o = r.original_result
+            if o.output is None or o.ground_truth_output is None or not o.attacked_text.words:
+                continue
+            scored += 1
+            right += int(o.output == o.ground_truth_output)
+        return f"{round(100.0 * right / scored, 2)}%" if scored else "n/a"
+
+
 class AveragePerturbedWords(Metric):
     """Mean ``||x̃0 - x0||_0`` over successful attacks (paper: 1.1–1.4 words for SO-Beam)."""
 
@@ -70,18 +93,35 @@ class MedianPerplexity(Metric):
         return round(float(np.nanmedian(lm.perplexity(texts))), 1)
 
 
+PERPLEXITY_ROW = "Median perplexity:"
+PERPLEXITY_OFF = "off, causal LM not cached: add perplexity=True (one-off set-up, ~1 min)"
+
+
+class PerplexityLeftOut(Metric):
+    """The summary row that stands where the median-perplexity rows would be, saying why they are absent."""
+
+    def __init__(self, message=PERPLEXITY_OFF):
+        self.message = message
+
+    def calculate(self, results):
+        return self.message
+
+
 def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None):
     """The rows our second-order recipes add to TextAttack's summary table.
 
     ``perplexity``: True / False, or None = the median-perplexity rows are shown when the causal LM
     is already cached here (:func:`~textattack_secondorder.resources.causal_lm_ready`), so a
-    summary never starts a one-off download or de-quantisation unasked.
+    summary never starts a one-off download or de-quantisation unasked; when they are left out for
+    that reason, one row (:class:`PerplexityLeftOut`) says so and how to get them.
     """
+    left_out = False
     if perplexity is None:
         from ..resources import causal_lm_ready
 
         perplexity = causal_lm_ready(causal_lm)
-        if not perplexity:
+        left_out = not perplexity
+        if left_out:
             logger.info("median perplexity left out of the summary: the causal LM (%s) is not cached yet; pass "
                         "perplexity=True to load it once", causal_lm or "slot default")
     rows = {
@@ -91,4 +131,6 @@ def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None):
     if perplexity:
         rows["Median perplexity (original):"] = MedianPerplexity("original", causal_lm, device)
         rows["Median perplexity (vulnerable):"] = MedianPerplexity("vulnerable", causal_lm, device)
+    elif left_out:
+        rows[PERPLEXITY_ROW] = PerplexityLeftOut()
     return rows

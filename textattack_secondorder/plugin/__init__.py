@@ -15,10 +15,14 @@ def register():
 
     Returns TextAttack's attack recipe table.
     """
-    from .hook import add_nltk_data_path
+    from .hook import add_nltk_data_path, quiet_nltk_downloads, report_nltk_downloads
 
     add_nltk_data_path()
-    import textattack  # noqa: F401
+    quiet_nltk_downloads()
+    try:
+        import textattack  # noqa: F401
+    finally:
+        report_nltk_downloads()
 
     from .extensions import extend_textattack
     from .registry import install_tables

@@ -17,6 +17,14 @@
   never leaves half a ``.ta.chkpt``); ``textattack attack-resume`` works for command-line
   checkpoints (TextAttack 0.3.11 raised AttributeError twice) and replays the rows attacked before
   the checkpoint through the input guard, so duplicates and row numbers are those of one run.
+* Summary table of a second-order run (so-beam, so-enum, so-random): TextAttack's "Original
+  accuracy" is the share of rows not skipped, which for our goal function means "rows with a patch
+  word pair", not accuracy. It is replaced by the victim's accuracy on the attacked sentences
+  (:class:`~..metrics.second_order.VictimAccuracy`), and "Accuracy under attack" (failed / all rows:
+  sentences where no vulnerable example was found) is called what it is.
+* TextAttack's model / goal-function check (``shared/validators.py``) knows our goal function and our
+  word-level victims, so a run does not warn "No entry found for goal function" or "Unknown if model …
+  compatible" about them.
 * ``textattack attack`` / ``augment``: a bad recipe parameter, resource, victim or
   ``--num-examples`` prints one line naming it and exits with code 2, without a traceback;
   our recipes' ``NAME^params`` are checked before the model is loaded.
@@ -307,7 +315,72 @@ def _extend_commands():
     _once(AugmentCommand, "run", make)
 
 
+# TextAttack's model globs for classification goal functions, plus our word-level victims
+# (``models/word_models.py``: SOWordCNN/LSTM/BoW ...ForSequenceClassification).
+OUR_VICTIM_GLOBS = (r"^textattack_secondorder\.models\.word_models\.\w*ForSequenceClassification$",)
+
+
+def _extend_validators():
+    from textattack.goal_functions import UntargetedClassification
+    from textattack.shared import validators
+
+    from ..goal_functions.second_order import SecondOrderClassification
+
+    table = validators.MODELS_BY_GOAL_FUNCTION
+    # One list shared by TextAttack's classification goal functions (targeted, untargeted, input reduction).
+    globs = table.setdefault(UntargetedClassification, [])
+    globs.extend(g for g in OUR_VICTIM_GLOBS if g not in globs)
+    table[SecondOrderClassification] = globs
+
+
+SECOND_ORDER_ROWS = {
+    # TextAttack's row → the row of a second-order run (README: "What the summary rows mean")
+    "Accuracy under attack:": "No vulnerable example found:",
+}
+
+
+def second_order_summary_rows(rows, results):
+    """TextAttack's summary ``rows`` of a second-order run, with "Original accuracy" the victim's real
+    accuracy on the attacked sentences and "Accuracy under attack" named for what it counts."""
+    from ..metrics.second_order import VictimAccuracy
+
+    out = []
+    for name, value in rows:
+        if name == "Original accuracy:":
+            value = VictimAccuracy().calculate(results)
+        out.append([SECOND_ORDER_ROWS.get(name, name), value])
+    return out
+
+
+def _extend_log_summary():
+    from textattack.loggers import AttackLogManager
+
+    def make(original):
+        def log_summary(self):
+            if not any(hasattr(r.perturbed_result, "patched_text") for r in self.results):
+                return original(self)
+            results = self.results
+            log_rows = self.log_summary_rows
+
+            def rewritten(rows, title, window_id):
+                if title == "Attack Results":
+                    rows = second_order_summary_rows(rows, results)
+                return log_rows(rows, title, window_id)
+
+            self.log_summary_rows = rewritten
+            try:
+                return original(self)
+            finally:
+                del self.log_summary_rows
+
+        return log_summary
+
+    _once(AttackLogManager, "log_summary", make)
+
+
 def extend_textattack():
+    _extend_validators()
+    _extend_log_summary()
     _extend_csv_logger()
     _extend_diff_color()
     _extend_summary_metrics()

@@ -1,12 +1,18 @@
 """What the start-up hook does when TextAttack is imported (see ``textattack_secondorder_hook``).
 
 Kept free of torch/TextAttack imports at module level: it runs inside TextAttack's own import.
-Before ``textattack`` runs: the NLTK stopwords TextAttack reads at import time. Right after it:
-our recipes in TextAttack's tables and our extensions of its logger and attacker.
+Before ``textattack`` runs: the NLTK stopwords TextAttack reads at import time, and its first-run
+NLTK downloads kept off the console. Right after it: our recipes in TextAttack's tables and our
+extensions of its logger and attacker.
 """
 import logging
 
 logger = logging.getLogger("textattack_secondorder")
+
+# What TextAttack's first import in a cache folder (``shared/utils/install.py: _post_install``) asks
+# ``nltk.download`` for and could not get; reported in one line once the import is over.
+_nltk_failed = []
+_nltk_download = None  # the real ``nltk.download`` while ours stands in for it
 
 
 def nltk_data_dir():
@@ -26,15 +32,82 @@ def add_nltk_data_path():
     return path
 
 
+def quiet_nltk_downloads():
+    """Until :func:`report_nltk_downloads`, ``nltk.download`` prints nothing and records what failed.
+
+    TextAttack's first import (once per cache folder) downloads six NLTK packages
+    (averaged_perceptron_tagger, stopwords, omw, universal_tagset, wordnet, punkt). Offline each
+    prints an error nobody can act on; our recipes need only the stopwords, which we ship.
+    """
+    global _nltk_download
+    import nltk
+
+    if _nltk_download is not None:
+        return
+    _nltk_download = original = nltk.download
+
+    import inspect
+
+    try:  # nltk's errors go to ``print_error_to``, bound to the real sys.stderr when nltk was imported
+        takes_error_stream = "print_error_to" in inspect.signature(original).parameters
+    except (TypeError, ValueError):
+        takes_error_stream = False
+
+    def download(info_or_id=None, *args, **kwargs):
+        if info_or_id is None:  # the interactive downloader: leave it alone
+            return original(info_or_id, *args, **kwargs)
+        import contextlib
+        import io
+
+        sink = io.StringIO()
+        kwargs["quiet"] = True
+        if takes_error_stream:
+            kwargs.setdefault("print_error_to", sink)
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            try:
+                ok = original(info_or_id, *args, **kwargs)
+            except Exception:  # noqa: BLE001 - TextAttack ignores the result too
+                ok = False
+        if not ok:
+            _nltk_failed.append(str(info_or_id))
+        return ok
+
+    nltk.download = download
+
+
+def report_nltk_downloads():
+    """Put the real ``nltk.download`` back; say in one line which NLTK packages TextAttack could not get."""
+    global _nltk_download
+    if _nltk_download is None:
+        return
+    import nltk
+
+    nltk.download, _nltk_download = _nltk_download, None
+    failed = [n for n in dict.fromkeys(_nltk_failed) if n != "stopwords"]
+    _nltk_failed.clear()
+    if failed:
+        logger.warning("textattack-secondorder: TextAttack could not download NLTK data (%s; offline?); our recipes "
+                       "do not need it; for TextAttack's own WordNet/POS recipes run `python -m nltk.downloader %s` "
+                       "once online", ", ".join(failed), " ".join(failed))
+
+
 def before_textattack_import():
     try:
         add_nltk_data_path()
     except Exception as e:  # never break the user's import
         logger.warning("textattack-secondorder: could not add its NLTK data path: %s", e)
+    try:
+        quiet_nltk_downloads()
+    except Exception:  # noqa: BLE001 - never break the user's import; TextAttack then prints its errors
+        pass
 
 
 def after_textattack_import():
     """Called once ``textattack`` has finished importing."""
+    try:
+        report_nltk_downloads()
+    except Exception:  # noqa: BLE001 - never break the user's import
+        pass
     try:
         from .registry import install_tables
 

