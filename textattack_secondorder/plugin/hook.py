@@ -1,7 +1,8 @@
 """What the start-up hook does when TextAttack is imported (see ``textattack_secondorder_hook``).
 
 Kept free of torch/TextAttack imports at module level: it runs inside TextAttack's own import.
-Before ``textattack`` runs: the NLTK stopwords TextAttack reads at import time. Right after it:
+Before ``textattack`` runs: the NLTK stopwords TextAttack reads at import time, and (on
+transformers 5) the one transformers name flair imports. Right after it:
 our recipes in TextAttack's tables and our extensions of its logger and attacker.
 """
 import logging
@@ -26,11 +27,50 @@ def add_nltk_data_path():
     return path
 
 
+# flair 0.15.1, which TextAttack imports at the top of textattack/shared/utils/strings.py, does
+# ``from transformers import LayoutLMv2FeatureExtractor`` (only for an ``isinstance`` check).
+# transformers 5 deleted the vision feature extractors in favour of image processors
+# (huggingface/transformers#41174, "[v5] Delete feature extractors used for vision"), so
+# ``import textattack`` fails there. The old name is defined as its replacement, once, when missing.
+FLAIR_REMOVED_NAME, FLAIR_REPLACEMENT = "LayoutLMv2FeatureExtractor", "LayoutLMv2ImageProcessor"
+
+
+def define_names_flair_imports():
+    """On transformers >= 5, define ``transformers.LayoutLMv2FeatureExtractor`` if missing, before flair is imported.
+
+    Returns the object defined, or None when nothing was done (transformers 4, name present,
+    flair already imported). Only runs as TextAttack (which imports transformers anyway) is imported.
+    """
+    import sys
+
+    if "flair" in sys.modules:
+        return None
+    import transformers
+
+    if int(transformers.__version__.split(".")[0]) < 5:
+        return None
+    try:
+        getattr(transformers, FLAIR_REMOVED_NAME)
+        return None
+    except (AttributeError, ImportError):
+        pass
+    try:
+        replacement = getattr(transformers, FLAIR_REPLACEMENT)
+    except (AttributeError, ImportError):  # no vision support: a class nothing is an instance of
+        replacement = type(FLAIR_REMOVED_NAME, (), {})
+    setattr(transformers, FLAIR_REMOVED_NAME, replacement)
+    return replacement
+
+
 def before_textattack_import():
     try:
         add_nltk_data_path()
     except Exception as e:  # never break the user's import
         logger.warning("textattack-secondorder: could not add its NLTK data path: %s", e)
+    try:
+        define_names_flair_imports()
+    except Exception as e:
+        logger.warning("textattack-secondorder: could not prepare transformers for flair: %s", e)
 
 
 def after_textattack_import():
