@@ -21,10 +21,16 @@ def test_flair_name_defined_on_transformers_5_only_when_missing(monkeypatch):
     class ImageProcessor:
         pass
 
+    class Pil:
+        pass
+
     fake = _fake_transformers(monkeypatch, "5.3.0", LayoutLMv2ImageProcessor=ImageProcessor)
     assert hook.define_names_flair_imports() is ImageProcessor
     assert fake.LayoutLMv2FeatureExtractor is ImageProcessor
     assert hook.define_names_flair_imports() is None  # present now: left alone
+    fake = _fake_transformers(monkeypatch, "5.24.0", LayoutLMv2ImageProcessor=ImageProcessor,
+                              LayoutLMv2ImageProcessorPil=Pil)
+    assert hook.define_names_flair_imports() is Pil and fake.LayoutLMv2FeatureExtractor is Pil
 
     class Own:
         pass
@@ -54,7 +60,7 @@ def test_real_transformers_and_textattack_import():
     import transformers
 
     assert "flair" in sys.modules
-    obj = transformers.LayoutLMv2FeatureExtractor
+    obj = sys.modules["transformers"].LayoutLMv2FeatureExtractor
     if int(transformers.__version__.split(".")[0]) < 5:
         assert obj.__module__.startswith("transformers.")
 

@@ -32,7 +32,10 @@ def add_nltk_data_path():
 # transformers 5 deleted the vision feature extractors in favour of image processors
 # (huggingface/transformers#41174, "[v5] Delete feature extractors used for vision"), so
 # ``import textattack`` fails there. The old name is defined as its replacement, once, when missing.
-FLAIR_REMOVED_NAME, FLAIR_REPLACEMENT = "LayoutLMv2FeatureExtractor", "LayoutLMv2ImageProcessor"
+# The removed class was the PIL-based image processor; 5.x calls that one ...ImageProcessorPil (its plain
+# ...ImageProcessor needs torchvision and, without it, falls back to the PIL one with a warning).
+FLAIR_REMOVED_NAME = "LayoutLMv2FeatureExtractor"
+FLAIR_REPLACEMENTS = ("LayoutLMv2ImageProcessorPil", "LayoutLMv2ImageProcessor")
 
 
 def define_names_flair_imports():
@@ -54,11 +57,19 @@ def define_names_flair_imports():
         return None
     except (AttributeError, ImportError):
         pass
-    try:
-        replacement = getattr(transformers, FLAIR_REPLACEMENT)
-    except (AttributeError, ImportError):  # no vision support: a class nothing is an instance of
+    for name in FLAIR_REPLACEMENTS:
+        try:
+            replacement = getattr(transformers, name)
+            break
+        except (AttributeError, ImportError):
+            continue
+    else:  # no vision support: a class nothing is an instance of
         replacement = type(FLAIR_REMOVED_NAME, (), {})
-    setattr(transformers, FLAIR_REMOVED_NAME, replacement)
+    # Looking up the image processor can put a new lazy module in sys.modules["transformers"]
+    # (seen on 5.24): define the name on the module flair will import from, and on the old one.
+    for module in {id(m): m for m in (transformers, sys.modules.get("transformers"))}.values():
+        if module is not None:
+            setattr(module, FLAIR_REMOVED_NAME, replacement)
     return replacement
 
 
