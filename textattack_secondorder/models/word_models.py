@@ -108,6 +108,14 @@ class _SOWordPreTrainedModel(PreTrainedModel):
         # Linear/LSTM/Conv keep PyTorch's default initialisation; the embedding is set from GloVe.
         pass
 
+    @classmethod
+    def from_pretrained(cls, *args, **kwargs):
+        # transformers 5 loads the weights into new, trainable parameters: freeze GloVe again.
+        loaded = super().from_pretrained(*args, **kwargs)
+        model = loaded[0] if isinstance(loaded, tuple) else loaded
+        model.embeddings.weight.requires_grad_(False)
+        return loaded
+
     def get_input_embeddings(self):
         return self.embeddings
 
