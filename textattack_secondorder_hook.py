@@ -5,7 +5,8 @@ Python start-up. When ``textattack`` is imported later, the finder
 
 * puts the NLTK stopwords this package ships on ``nltk.data.path`` just before
   ``textattack`` runs (TextAttack reads them at import time and has no offline
-  copy), and
+  copy), and on transformers 5 defines the one removed name flair (imported by
+  TextAttack) still imports, ``transformers.LayoutLMv2FeatureExtractor``, and
 * once ``textattack`` has finished importing, registers this package's recipes in
   TextAttack's recipe tables, so the stock ``textattack`` command knows them, and
   lets our results add their columns to TextAttack's CSV log and our recipes add

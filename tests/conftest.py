@@ -71,6 +71,34 @@ def stock_textattack(capfd, *argv):
     return code, out, err
 
 
+def bert_tokenizer(vocab, lowercase=True, **kwargs):
+    """A ``BertTokenizerFast`` whose vocabulary is the list ``vocab`` (ids in list order), on transformers 4 and 5.
+
+    Build every test's BERT tokenizer here. ``BertTokenizerFast(vocab_file=...)`` is silently ignored
+    by transformers 5 (its argument became ``vocab=``, a dict, which 4 does not have): the
+    tokenizer would have 5 tokens and read every word as ``[UNK]``. Both versions honour a
+    ready ``tokenizers.Tokenizer`` passed as ``tokenizer_object``, built here as BERT's own
+    (WordPiece, BERT normaliser and pre-tokeniser, ``[CLS] A [SEP]`` template). ``kwargs`` go to
+    ``BertTokenizerFast`` (e.g. ``model_max_length``). Self-contained (no module-level names), so
+    that ``tiny_bert_source`` can paste it into a model file.
+    """
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+    from transformers import BertTokenizerFast
+
+    ids = {}
+    for word in vocab:
+        ids.setdefault(word, len(ids))
+    backend = Tokenizer(models.WordPiece(ids, unk_token="[UNK]"))
+    backend.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
+                                                    strip_accents=None, lowercase=lowercase)
+    backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    backend.decoder = decoders.WordPiece(prefix="##")
+    backend.post_processor = processors.TemplateProcessing(
+        single="[CLS]:0 $A:0 [SEP]:0", pair="[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", ids["[CLS]"]), ("[SEP]", ids["[SEP]"])])
+    return BertTokenizerFast(tokenizer_object=backend, do_lower_case=lowercase, **kwargs)
+
+
 def tiny_bert_source(vocab, sleep=0.0, max_length=None):
     """Source of a ``--model`` file: a tiny 2-class BERT over ``vocab`` (seeded), each forward sleeping ``sleep`` s.
 
@@ -79,19 +107,19 @@ def tiny_bert_source(vocab, sleep=0.0, max_length=None):
     wrapper pads every call to the tokenizer's ``model_max_length`` (512 here): ``max_length``
     lowers it, which makes attacks on the tiny model many times faster.
     """
+    import inspect
+
     limit = f"tok.model_max_length = {int(max_length)}\n" if max_length else ""
-    return f'''
-import os, tempfile, time, torch, textattack
-from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+    return inspect.getsource(bert_tokenizer) + f'''
+import time, torch, textattack
+from transformers import BertConfig, BertForSequenceClassification
 torch.set_num_threads(1)
 VOCAB = {list(vocab)!r}
 class TinyBert(BertForSequenceClassification):
     def forward(self, *a, **k):
         time.sleep({float(sleep)!r})
         return super().forward(*a, **k)
-d = tempfile.mkdtemp()
-open(os.path.join(d, "vocab.txt"), "w").write("\\n".join(VOCAB) + "\\n")
-tok = BertTokenizerFast(vocab_file=os.path.join(d, "vocab.txt"))
+tok = bert_tokenizer(VOCAB)
 {limit}torch.manual_seed(0)
 cfg = BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                  intermediate_size=32, max_position_embeddings=512, num_labels=2, initializer_range=0.5)
@@ -102,12 +130,11 @@ model = textattack.models.wrappers.HuggingFaceModelWrapper(TinyBert(cfg).eval(),
 def write_tiny_mlm(folder, vocab):
     """A tiny masked LM (seeded BERT over ``vocab``) saved to ``folder``, for the ``masked_lm=FOLDER`` slot value."""
     import torch
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+    from transformers import BertConfig, BertForMaskedLM
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
-    tok = BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), model_max_length=64)
+    tok = bert_tokenizer(vocab, model_max_length=64)
     torch.manual_seed(0)
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                      intermediate_size=32, max_position_embeddings=64)

@@ -4,7 +4,9 @@ import json
 import numpy as np
 import pytest
 import torch
-from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+from transformers import BertConfig, BertForSequenceClassification
+
+from conftest import bert_tokenizer
 
 from textattack_secondorder.evaluation.flip_capability import (
     FlipCapability,
@@ -26,8 +28,7 @@ class Wrapper:
 def tiny_bert(tmp_path_factory):
     d = tmp_path_factory.mktemp("bert")
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "##s", "42", ",", "the", "a"] + WORDS
-    (d / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    tok = BertTokenizerFast(vocab_file=str(d / "vocab.txt"))
+    tok = bert_tokenizer(vocab)
     torch.manual_seed(0)
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
                      intermediate_size=64, max_position_embeddings=64, num_labels=2, initializer_range=0.5)

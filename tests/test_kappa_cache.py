@@ -4,9 +4,9 @@ import pandas as pd
 import pytest
 import torch
 import textattack
-from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+from transformers import BertConfig, BertForSequenceClassification
 
-from conftest import stock_textattack
+from conftest import bert_tokenizer, stock_textattack
 
 torch.set_num_threads(1)
 WORDS = ["good", "bad", "film", "movie", "plot", "great", "dull", "fine", "awful", "story", "fun", "boring"]
@@ -14,8 +14,7 @@ WORDS = ["good", "bad", "film", "movie", "plot", "great", "dull", "fine", "awful
 
 def tiny_bert(tmp_path, num_labels=2, seed=0):
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a"] + WORDS
-    (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    tok = BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"))
+    tok = bert_tokenizer(vocab)
     torch.manual_seed(seed)
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                      intermediate_size=32, max_position_embeddings=512, num_labels=num_labels, initializer_range=0.5)

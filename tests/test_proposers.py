@@ -9,6 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from conftest import bert_tokenizer  # noqa: E402
 from textattack_secondorder.resources import ResourceError  # noqa: E402
 from textattack_secondorder import resources  # noqa: E402
 from textattack_secondorder.resources import proposers as wp  # noqa: E402
@@ -23,11 +24,10 @@ VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film", "movi
 
 @pytest.fixture(scope="module")
 def tiny_mlm(tmp_path_factory):
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+    from transformers import BertConfig, BertForMaskedLM
 
     d = tmp_path_factory.mktemp("tinybert")
-    (d / "vocab.txt").write_text("\n".join(VOCAB) + "\n")
-    tok = BertTokenizerFast(vocab_file=str(d / "vocab.txt"), do_lower_case=True)
+    tok = bert_tokenizer(VOCAB)
     torch.manual_seed(0)
     cfg = BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
                      intermediate_size=32, max_position_embeddings=64, hidden_dropout_prob=0.0,

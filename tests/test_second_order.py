@@ -7,6 +7,7 @@ import textattack
 from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult
 from textattack.shared import AttackedText
 
+from conftest import bert_tokenizer
 from textattack_secondorder.attack_recipes import SOBeam, SOEnum, SORandom
 from textattack_secondorder.goal_functions import PatchWordSelector, apply_patch, beam_loss
 from textattack_secondorder.resources.proposers import WordProposer
@@ -108,14 +109,13 @@ def test_patch_pair_maximises_single_word_difference():
 def test_neighborhood_rule_kappa_delta_on_tiny_masked_lm(tmp_path):
     """Algorithm 1 keeps logits > max(L[κ], L[0] - δ), then drops pieces, non-words and the current word."""
     torch = pytest.importorskip("torch")
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+    from transformers import BertConfig, BertForMaskedLM
 
     from textattack_secondorder.resources.proposers import MaskedLMProposer
 
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "good", "movie", "film", "show", "great",
              "bad", "##s", "the", "42", "picture"]
-    (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    tok = BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"))
+    tok = bert_tokenizer(vocab)
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                      intermediate_size=32, max_position_embeddings=64, tie_word_embeddings=False)
     model = BertForMaskedLM(cfg)
@@ -292,13 +292,12 @@ def test_neighbourhood_caches_proposals_per_masked_sentence():
 def test_masked_lm_dtype_option(tmp_path):
     """bfloat16 weights on request; float16 refused on a CPU; a dtype with a ready proposer object is an error."""
     torch = pytest.importorskip("torch")
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+    from transformers import BertConfig, BertForMaskedLM
 
     from textattack_secondorder.resources.proposers import MaskedLMProposer, resolve_dtype
 
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "good", "movie", "film", "show", "great"]
-    (tmp_path / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    tok = BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"))
+    tok = bert_tokenizer(vocab)
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                      intermediate_size=32, max_position_embeddings=64)
     torch.manual_seed(0)

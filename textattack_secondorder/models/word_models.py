@@ -42,7 +42,13 @@ DROPOUT = 0.5
 
 
 class _SOWordConfig(PretrainedConfig):
-    """Shared settings of the word-level victims (one subclass per architecture)."""
+    """Shared settings of the word-level victims (one subclass per architecture).
+
+    Every subclass spells out its ``__init__``: transformers 5 turns each config class into a
+    dataclass, and gives a subclass without an ``__init__`` of its own a generated one that sets
+    only the dataclass fields and never runs this ``__init__`` (no ``vocab_size``, ``pad_token_id``
+    ...). On transformers 4 the explicit ``__init__`` changes nothing.
+    """
 
     model_type = "so-word"
 
@@ -68,13 +74,22 @@ class _SOWordConfig(PretrainedConfig):
 class SOWordCNNConfig(_SOWordConfig):
     model_type = "so-word-cnn"
 
+    def __init__(self, **kwargs):  # see _SOWordConfig
+        super().__init__(**kwargs)
+
 
 class SOWordLSTMConfig(_SOWordConfig):
     model_type = "so-word-lstm"
 
+    def __init__(self, **kwargs):  # see _SOWordConfig
+        super().__init__(**kwargs)
+
 
 class SOWordBoWConfig(_SOWordConfig):
     model_type = "so-word-bow"
+
+    def __init__(self, **kwargs):  # see _SOWordConfig
+        super().__init__(**kwargs)
 
 
 class _SOWordPreTrainedModel(PreTrainedModel):
@@ -92,6 +107,14 @@ class _SOWordPreTrainedModel(PreTrainedModel):
     def _init_weights(self, module):
         # Linear/LSTM/Conv keep PyTorch's default initialisation; the embedding is set from GloVe.
         pass
+
+    @classmethod
+    def from_pretrained(cls, *args, **kwargs):
+        # transformers 5 loads the weights into new, trainable parameters: freeze GloVe again.
+        loaded = super().from_pretrained(*args, **kwargs)
+        model = loaded[0] if isinstance(loaded, tuple) else loaded
+        model.embeddings.weight.requires_grad_(False)
+        return loaded
 
     def get_input_embeddings(self):
         return self.embeddings

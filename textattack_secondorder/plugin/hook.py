@@ -1,9 +1,10 @@
 """What the start-up hook does when TextAttack is imported (see ``textattack_secondorder_hook``).
 
 Kept free of torch/TextAttack imports at module level: it runs inside TextAttack's own import.
-Before ``textattack`` runs: the NLTK stopwords TextAttack reads at import time, and its first-run
-NLTK downloads kept off the console. Right after it: our recipes in TextAttack's tables and our
-extensions of its logger and attacker.
+Before ``textattack`` runs: the NLTK stopwords TextAttack reads at import time, its first-run
+NLTK downloads kept off the console, and (on transformers 5) the one transformers name flair
+imports. Right after it: our recipes in TextAttack's tables and our extensions of its logger and
+attacker.
 """
 import logging
 
@@ -91,6 +92,52 @@ def report_nltk_downloads():
                        "once online", ", ".join(failed), " ".join(failed))
 
 
+# flair 0.15.1, which TextAttack imports at the top of textattack/shared/utils/strings.py, does
+# ``from transformers import LayoutLMv2FeatureExtractor`` (only for an ``isinstance`` check).
+# transformers 5 deleted the vision feature extractors in favour of image processors
+# (huggingface/transformers#41174, "[v5] Delete feature extractors used for vision"), so
+# ``import textattack`` fails there. The old name is defined as its replacement, once, when missing.
+# The removed class was the PIL-based image processor; 5.x calls that one ...ImageProcessorPil (its plain
+# ...ImageProcessor needs torchvision and, without it, falls back to the PIL one with a warning).
+FLAIR_REMOVED_NAME = "LayoutLMv2FeatureExtractor"
+FLAIR_REPLACEMENTS = ("LayoutLMv2ImageProcessorPil", "LayoutLMv2ImageProcessor")
+
+
+def define_names_flair_imports():
+    """On transformers >= 5, define ``transformers.LayoutLMv2FeatureExtractor`` if missing, before flair is imported.
+
+    Returns the object defined, or None when nothing was done (transformers 4, name present,
+    flair already imported). Only runs as TextAttack (which imports transformers anyway) is imported.
+    """
+    import sys
+
+    if "flair" in sys.modules:
+        return None
+    import transformers
+
+    if int(transformers.__version__.split(".")[0]) < 5:
+        return None
+    try:
+        getattr(transformers, FLAIR_REMOVED_NAME)
+        return None
+    except (AttributeError, ImportError):
+        pass
+    for name in FLAIR_REPLACEMENTS:
+        try:
+            replacement = getattr(transformers, name)
+            break
+        except (AttributeError, ImportError):
+            continue
+    else:  # no vision support: a class nothing is an instance of
+        replacement = type(FLAIR_REMOVED_NAME, (), {})
+    # Looking up the image processor can put a new lazy module in sys.modules["transformers"]
+    # (seen on 5.24): define the name on the module flair will import from, and on the old one.
+    for module in {id(m): m for m in (transformers, sys.modules.get("transformers"))}.values():
+        if module is not None:
+            setattr(module, FLAIR_REMOVED_NAME, replacement)
+    return replacement
+
+
 def before_textattack_import():
     try:
         add_nltk_data_path()
@@ -100,6 +147,10 @@ def before_textattack_import():
         quiet_nltk_downloads()
     except Exception:  # noqa: BLE001 - never break the user's import; TextAttack then prints its errors
         pass
+    try:
+        define_names_flair_imports()
+    except Exception as e:  # never break the user's import
+        logger.warning("textattack-secondorder: could not prepare transformers for flair: %s", e)
 
 
 def after_textattack_import():
