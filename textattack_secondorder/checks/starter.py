@@ -58,7 +58,7 @@ name = "gender-bias"
 metric = "max_abs_b"              # or ci_excess: how far an interval excludes zero (at most)
 threshold = 0.05
 [check.settings]
-pairs = "gender"
+pairs = "he/she,his/her,man/woman,actor/actress"   # or a group: gender (27 pairs), nationality, ...
 k = 1
 num_examples = 300
 
