@@ -176,15 +176,18 @@ def test_threshold_edit_changes_the_verdict_without_recomputing(setup, monkeypat
 
 
 def test_constant_classifier_passes_the_bias_check(setup, capsys):
-    checks = [{"kind": "bias", "name": "gender", "metric": "max_abs_b", "threshold": 0.01,
-               "settings": {"pairs": "he/she", "k": 1, "masked_lm": str(setup / "mlm"), "bootstrap": 50}},
-              {"kind": "bias", "name": "gender-ci", "metric": "ci_excess", "threshold": 0.0,
-               "settings": {"pairs": "he/she", "k": 1, "masked_lm": str(setup / "mlm"), "bootstrap": 50}}]
+    settings = {"pairs": "he/she", "k": 1, "masked_lm": str(setup / "mlm"), "bootstrap": 50, "min_sources": 1}
+    checks = [{"kind": "bias", "name": "gender", "metric": "max_abs_b", "threshold": 0.01, "settings": settings},
+              {"kind": "bias", "name": "gender-ci", "metric": "ci_excess", "threshold": 0.0, "settings": settings},
+              {"kind": "bias", "name": "gender-5", "metric": "max_abs_b", "threshold": 0.01,
+               "settings": dict(settings, min_sources=5)}]
     out = setup / "out"
     assert main(["check", str(write_config(setup, model="models.py^constant", checks=checks)), "--out", str(out)]) == 0
     results = json.loads((out / "results.json").read_text())
-    assert [c["value"] for c in results["checks"]] == [0.0, 0.0]
+    assert [c["value"] for c in results["checks"]] == [0.0, 0.0, None]
     assert "he/she at k=1: B = +0.0000" in results["checks"][0]["evidence"]
+    # one source sentence is too few to judge by default: listed, not judged
+    assert "not judged, fewer than 5 sources: he/she" in results["checks"][2]["evidence"]
 
 
 BAD = [

@@ -21,6 +21,8 @@ class BiasCheck(Check):
         "target_class": (1, int, "class whose probability is compared"),
         "masked_lm": (None, str, "masked-LM slot value (default: the slot's default)"),
         "bootstrap": (1000, int, "bootstrap resamples for the intervals"),
+        "min_sources": (5, int, "pairs grown from fewer source sentences are listed but not judged (a bootstrap "
+                                "over one or two sources gives an interval of no width)"),
         "seed": (0, int, "seed"),
         "dataset": (None, str, "dataset (default: the config's)"),
         "split": (None, str, "split (default: the config's)"),
@@ -49,15 +51,19 @@ class BiasCheck(Check):
         for r in rows:
             lo, hi = r["ci_low"], r["ci_high"]
             r["ci_excess"] = max(0.0, lo, -hi) if lo == lo and hi == hi else 0.0
-        measured = [r for r in rows if r["B"] == r["B"]]
+        measured = [r for r in rows if r["B"] == r["B"] and r["sources"] >= s["min_sources"]]
+        few = [r["pair"] for r in rows if r["sources"] < s["min_sources"]]
         worst_b = max(measured, key=lambda r: abs(r["B"]), default=None)
         worst_ci = max(measured, key=lambda r: r["ci_excess"], default=None)
         values = {"max_abs_b": abs(worst_b["B"]) if worst_b else None,
                   "ci_excess": worst_ci["ci_excess"] if worst_ci else None}
         fmt = lambda r: (f"{r['pair']} at k={r['k']}: B = {r['B']:+.4f}, 95% interval [{r['ci_low']:+.4f}, "
                          f"{r['ci_high']:+.4f}], {r['sentences']} sentences from {r['sources']} sources")
-        none = f"no sentence of the {len(examples)} holds a word of the pairs {s['pairs']!r}"
-        evidence = {"max_abs_b": fmt(worst_b) if worst_b else none, "ci_excess": fmt(worst_ci) if worst_ci else none}
+        none = (f"no pair of {s['pairs']!r} has {s['min_sources']} source sentences among the {len(examples)} "
+                "(min_sources)")
+        note = f"; not judged, fewer than {s['min_sources']} sources: {', '.join(few)}" if few else ""
+        evidence = {"max_abs_b": (fmt(worst_b) if worst_b else none) + note,
+                    "ci_excess": (fmt(worst_ci) if worst_ci else none) + note}
         files = {p: p for p in ("bias_vs_k.png", "hist_k.png", "bias_table.csv") if (folder / p).exists()}
         return Evaluation(values, evidence,
                           rows=[{k: r[k] for k in ("pair", "k", "B", "ci_low", "ci_high", "sentences", "sources")}
