@@ -288,3 +288,13 @@ def test_report_opens_in_headless_chromium(setup, tmp_path):
                     f"--screenshot={shot}", (out / "report.html").as_uri()], check=True, timeout=120,
                    capture_output=True)
     assert shot.stat().st_size > 10000
+
+
+def test_shards_flag_reaches_the_commands_code_paths(setup, capsys):
+    """--shards cuts each check's work as the command's own --shards does; the verdicts do not change."""
+    out = setup / "out"
+    assert main(["check", str(write_config(setup, checks=fragile_checks(setup))), "--out", str(out),
+                 "--shards", "2"]) == 1
+    assert len(list((out / "typos" / "shards").glob("*"))) == 2 and len(list((out / "so" / "shards").glob("*"))) == 2
+    results = json.loads((out / "results.json").read_text())
+    assert [(c["value"], c["passed"]) for c in results["checks"]][:2] == [(100.0, False), (100.0, False)]
