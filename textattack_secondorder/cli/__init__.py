@@ -18,6 +18,7 @@ USER_ERRORS = {
     "textattack_secondorder.resources.resolution": "ResourceError",
     "textattack_secondorder.plugin.extensions": "UsageError",
     "textattack_secondorder.distributed.runner": "ClusterError",
+    "textattack_secondorder.checks.config": "ConfigError",
 }
 
 
@@ -43,6 +44,7 @@ SUBCOMMAND_MODULES = [
     "augment_cmd",  # sp-augment: label-aware SP-Defense augmentation of a CSV
     "defend_cmd",  # defend: SP-Defense / Rand fine-tuning
     "attack_sweep_cmd",  # attack-sweep: models x recipes x dataset, sharded, on Ray with --ray
+    "check_cmd",  # check: the robustness gate (TOML config of checks and thresholds; exit 0/1/2)
 ]
 
 

@@ -1,0 +1,96 @@
+"""``attack`` check: any recipe (sp-attack, textfooler-offline, bae-offline, TextAttack's ...) through the
+attack sweep of ``textattack-so attack-sweep`` (sharded, resumable, ``--ray``): success rate, ASR1,
+accuracy under attack (docs/methods.md §8)."""
+import re
+
+from .base import AT_LEAST, AT_MOST, Check, Evaluation, Metric
+
+SWEEP_SETTINGS = {
+    "recipe": ("sp-attack", str, "recipe name, with parameters as NAME^a=1,b='x'"),
+    "seed": (765, int, "seed of example i is seed + i (TextAttack: 765)"),
+    "query_budget": (None, int, "model queries per attacked example"),
+    "dataset": (None, str, "dataset (default: the config's)"),
+    "split": (None, str, "split (default: the config's)"),
+    "num_examples": (None, int, "first N examples (default: the config's)"),
+}
+EXAMPLES_SHOWN = 3
+
+
+def _number(value):
+    """``85.0%`` / ``1.2`` / ``n/a`` of a TextAttack summary row as a float (``None`` for n/a)."""
+    if isinstance(value, (int, float)):
+        return float(value)
+    m = re.search(r"-?\d+(\.\d+)?", str(value))
+    return float(m.group()) if m else None
+
+
+def run_sweep_cell(context, settings, folder):
+    """Attack the check's examples with ``settings['recipe']`` through :func:`~..sweeps.run_attack_sweep`;
+    returns ``(summary row dict, path of the cell CSV, rows skipped for bad input)``."""
+    from ..metrics import asr1
+    from ..plugin.extensions import check_recipe_argument
+    from ..sweeps import cell_name, run_attack_sweep
+
+    recipe = check_recipe_argument(settings["recipe"])
+    examples, skipped = context.screened(settings)
+    table, stats = run_attack_sweep([context.spec], [recipe], examples, folder, context.options,
+                                    seed=settings["seed"], query_budget=settings["query_budget"],
+                                    device=context.device, batch_size=context.batch_size,
+                                    metrics={asr1.ROW: asr1.ASR1()}, progress=context.progress)
+    context.say(f"  {stats.shards} shards: {stats.computed} computed, {stats.reused} reused")
+    row = table.to_dict("records")[0]
+    return row, f"{cell_name(context.spec, recipe)}.csv", len(skipped)
+
+
+def successful_examples(csv_path, n=EXAMPLES_SHOWN, vulnerable=False):
+    """The first ``n`` successful rows of an attack CSV: original, perturbed (changed words marked as
+    [[w]] by TextAttack), outputs."""
+    import pandas as pd
+
+    df = pd.read_csv(csv_path, keep_default_na=False)
+    df = df[df["result_type"] == "Successful"].head(n)
+    out = []
+    for r in df.to_dict("records"):
+        item = {"original": str(r["original_text"]), "perturbed": str(r["perturbed_text"]),
+                "outputs": f"{r['original_output']} → {r['perturbed_output']}"}
+        if vulnerable and r.get("vulnerable_text"):
+            item["perturbed"] = str(r["vulnerable_text"])
+            item["outputs"] = (f"patch {r.get('patch_p1', '')} → {r.get('patch_p2', '')}: "
+                               f"{r.get('vulnerable_output', '')} → {r.get('vulnerable_patched_output', '')}")
+        out.append(item)
+    return out
+
+
+def summary_rows(row):
+    return [{"row": k, "value": v} for k, v in row.items() if k not in ("model",)]
+
+
+class AttackCheck(Check):
+    """An adversarial attack: the share of examples it breaks, the one-word share, accuracy left."""
+
+    kind = "attack"
+    METRICS = {
+        "success_rate": Metric(AT_MOST, "%", "attack success rate (successful / attacked)"),
+        "asr1": Metric(AT_MOST, "%", "ASR1: successes that changed one word / attacked (Xu et al. §6.3)"),
+        "accuracy_under_attack": Metric(AT_LEAST, "%", "accuracy left after the attack"),
+    }
+    SETTINGS = SWEEP_SETTINGS
+
+    def evaluate(self, context, folder):
+        from ..metrics import asr1
+
+        row, csv_name, skipped = run_sweep_cell(context, self.settings, folder)
+        succ, failed = int(_number(row.get("Number of successful attacks")) or 0), \
+            int(_number(row.get("Number of failed attacks")) or 0)
+        values = {"success_rate": _number(row.get("Attack success rate")),
+                  "asr1": _number(row.get(asr1.ROW.rstrip(":").strip())),
+                  "accuracy_under_attack": _number(row.get("Accuracy under attack"))}
+        evidence = {
+            "success_rate": f"{succ} of {succ + failed} attacked examples broken by {self.settings['recipe']}",
+            "asr1": f"one-word successes among {succ + failed} attacked examples ({self.settings['recipe']})",
+            "accuracy_under_attack": f"original accuracy {row.get('Original accuracy')}, after "
+                                     f"{self.settings['recipe']} {row.get('Accuracy under attack')}",
+        }
+        return Evaluation(values, evidence, rows=summary_rows(row),
+                          examples=successful_examples(folder / csv_name), files={"log": csv_name},
+                          info={"rows skipped for bad input": skipped})
