@@ -144,11 +144,12 @@ def test_bias_levels_0_and_1_do_not_depend_on_the_sampling_of_larger_levels():
         return bias.pair_records(texts, [("he", "she", "gender")])["he/she"]
 
     exact = records(max_k=1, sample_from_k=99)
-    for kw in ({"max_k": 2}, {"max_k": 3, "sample_parents": 2, "sample_size": 5}, {"max_k": 2, "seed": 7}):
+    for kw in ({"max_k": 2}, {"max_k": 3, "sample_masks": 3, "sample_size": 5}, {"max_k": 2, "seed": 7}):
         got = records(**kw)
         assert [r for r in got if r[0] <= 1] == exact
-    sampled = records(max_k=2, sample_parents=2, sample_size=5)
+    sampled = records(max_k=2, sample_masks=3, sample_size=5)
     assert 0 < sum(r[0] == 2 for r in sampled) <= 5
+    assert records(max_k=2, sample_masks=3, sample_size=5) == sampled  # seeded
 
 
 def test_device_and_batch_size_reach_the_masked_lm_and_the_victim(monkeypatch):
