@@ -132,10 +132,105 @@ def add_naturalness(runs, per_example, args):
     atomic_write_text(out.with_name(out.stem + "_samples.txt"), "\n".join(lines) + "\n")
 
 
+class StageTimer:
+    """Exclusive wall time per stage of an attack (``--profile``), by wrapping the functions that do each stage.
+
+    Stages: ``masked_lm`` (the proposer's forwards, tokenisation and head included), ``victim``
+    (the victim wrapper's forwards on x and x ⊕ p, and the patch selector's single-word queries),
+    ``neighbourhood_rule`` (κ/δ rule), ``neighbourhood_bookkeeping`` (cache keys, grouping, building
+    the neighbour texts), ``constraints`` (TextAttack's constraint filter), ``goal_bookkeeping``
+    (patch selection and scoring around the victim calls); ``rest`` = the example's wall time minus
+    all of them (search loop, TextAttack's caches and result objects). Time spent in a wrapped
+    function called from another wrapped one counts for the inner stage only.
+    """
+
+    STAGES = ("masked_lm", "victim", "neighbourhood_rule", "neighbourhood_bookkeeping", "constraints",
+              "goal_bookkeeping")
+
+    def __init__(self):
+        self.totals = {}  # recipe -> {stage: seconds, "wall": seconds, "examples": n}
+        self.current = None
+        self._stack = []
+        self._undo = []
+
+    def wrap(self, owner, name, stage):
+        import functools
+
+        fn = getattr(owner, name)
+        timer = self
+
+        @functools.wraps(fn)
+        def timed(*a, **k):
+            if timer.current is None:
+                return fn(*a, **k)
+            t0 = time.perf_counter()
+            timer._stack.append(0.0)
+            try:
+                return fn(*a, **k)
+            finally:
+                dt = time.perf_counter() - t0
+                inner = timer._stack.pop()
+                if timer._stack:
+                    timer._stack[-1] += dt
+                row = timer.totals.setdefault(timer.current, {})
+                row[stage] = row.get(stage, 0.0) + dt - inner
+
+        had = name in vars(owner) if isinstance(owner, type) else name in getattr(owner, "__dict__", {})
+        self._undo.append((owner, name, fn if had else None))
+        setattr(owner, name, timed)
+
+    def install(self, model_wrapper, proposers):
+        from textattack import Attack
+
+        from textattack_secondorder.goal_functions import patch_words, second_order
+        from textattack_secondorder.transformations import neighborhood
+
+        for p in proposers:
+            self.wrap(p, "propose", "masked_lm")
+        self.wrap(type(model_wrapper), "__call__", "victim")
+        self.wrap(neighborhood, "select_neighbor_words", "neighbourhood_rule")
+        self.wrap(neighborhood.WordSwapNeighborhood, "neighbor_words", "neighbourhood_bookkeeping")
+        self.wrap(neighborhood.WordSwapNeighborhood, "_get_transformations", "neighbourhood_bookkeeping")
+        self.wrap(Attack, "filter_transformations", "constraints")
+        self.wrap(second_order.SecondOrderClassification, "get_results", "goal_bookkeeping")
+        self.wrap(patch_words.PatchWordSelector, "select", "goal_bookkeeping")
+
+    def uninstall(self):
+        for owner, name, fn in reversed(self._undo):
+            if fn is None:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, fn)
+        self._undo.clear()
+
+    def example(self, recipe, seconds):
+        row = self.totals.setdefault(recipe, {})
+        row["wall"] = row.get("wall", 0.0) + seconds
+        row["examples"] = row.get("examples", 0) + 1
+
+    def report(self, recipe):
+        """``{stage: seconds per example, ..., "rest": ..., "share_in_forwards": ...}`` for one recipe."""
+        row = self.totals.get(recipe, {})
+        n = max(row.get("examples", 0), 1)
+        wall = row.get("wall", 0.0)
+        out = {s: round(row.get(s, 0.0) / n, 4) for s in self.STAGES}
+        out["rest"] = round((wall - sum(row.get(s, 0.0) for s in self.STAGES)) / n, 4)
+        out["wall"] = round(wall / n, 4)
+        out["share_in_forwards"] = round((row.get("masked_lm", 0.0) + row.get("victim", 0.0)) / wall, 3) if wall else None
+        return out
+
+
 def recipe_class(recipe):
+    """Recipe class of a name, or of ``"name^param=value,..."`` (parameters given to ``build``)."""
     from textattack_secondorder.plugin.registry import attack_recipes
 
-    return attack_recipes()[recipe]
+    return attack_recipes()[recipe.split("^")[0]]
+
+
+def recipe_params(recipe):
+    from textattack_secondorder.plugin.recipe_params import parse_recipe_params
+
+    return parse_recipe_params(recipe.partition("^")[2])
 
 
 def takes_masked_lm(recipe):
@@ -145,7 +240,7 @@ def takes_masked_lm(recipe):
 
 def build(recipe, model_wrapper, masked_lm, synonyms=None):
     cls = recipe_class(recipe)
-    kwargs = {}
+    kwargs = recipe_params(recipe)
     if takes_masked_lm(recipe) and masked_lm is not None:
         kwargs["masked_lm"] = masked_lm
     if "synonyms" in cls.PARAMS and synonyms is not None:
@@ -156,7 +251,9 @@ def build(recipe, model_wrapper, masked_lm, synonyms=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--victims", nargs="+", default=["mr-cnn", "mr-lstm", "mr-bow", "mr-minilm"])
-    ap.add_argument("--recipes", nargs="+", default=DEFAULT_RECIPES)
+    ap.add_argument("--recipes", nargs="+", default=DEFAULT_RECIPES,
+                    help="recipe names, or 'name^param=value,...' to run a variant beside the default "
+                         "(e.g. so-beam 'so-beam^expand_chunk=0')")
     ap.add_argument("--num-examples", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=None, help="torch threads (1 is fastest on a shared machine)")
@@ -173,6 +270,10 @@ def main():
     ap.add_argument("--no-perplexity", dest="perplexity", action="store_false",
                     help="skip the causal-LM perplexity of originals and vulnerable examples")
     ap.add_argument("--samples", type=int, default=30, help="successes per (victim, recipe) in the samples file")
+    ap.add_argument("--profile", action="store_true",
+                    help="split each recipe's time per example into masked-LM forwards, victim forwards, "
+                         "neighbourhood rule, constraints, goal-function bookkeeping and the rest (a 'profile' "
+                         "entry per row; the wrappers add a few microseconds per call)")
     args = ap.parse_args()
     if args.threads:
         import torch
@@ -238,6 +339,10 @@ def main():
             attacks[recipe, lm].goal_function.batch_size = args.model_batch_size
         # Recipes take turns on each example, so a change in machine load during the run hits
         # all of them alike and the time ratios stay comparable.
+        timer = None
+        if args.profile:
+            timer = StageTimer()
+            timer.install(model_wrapper, proposers.values())
         set_seed(args.seed)
         results = {r: [] for r in todo}
         seconds = {r: 0.0 for r in todo}
@@ -245,9 +350,14 @@ def main():
         for i in tqdm(range(len(dataset)), desc=victim, unit="example"):
             example, label = dataset[i]
             for recipe in todo:
+                if timer is not None:
+                    timer.current = recipe
                 t0 = time.perf_counter()
                 res = attacks[recipe].attack(example, label)
                 dt = time.perf_counter() - t0
+                if timer is not None:
+                    timer.current = None
+                    timer.example(recipe, dt)
                 seconds[recipe] += dt
                 results[recipe].append(res)
                 per_example.append({"victim": victim, "recipe": recipe[0], "masked_lm": recipe[1], "example": i,
@@ -261,8 +371,12 @@ def main():
             if hasattr(tr, "proposer_calls") and row["attacked"]:  # masked-LM inputs actually run
                 row["masked_lm_inputs_per_example"] = round(tr.proposer_calls / row["attacked"], 1)
                 row["masked_lm_cache_hits"] = round(1 - tr.proposer_calls / max(tr.proposer_requests, 1), 3)
+            if timer is not None:
+                row["profile"] = timer.report(recipe)
             done["runs"].append(row)
             print(json.dumps(row), flush=True)
+        if timer is not None:
+            timer.uninstall()
         atomic_write_text(out, json.dumps(done, indent=2) + "\n")
         atomic_write_text(examples_csv, pd.DataFrame(per_example).to_csv(index=False))
 

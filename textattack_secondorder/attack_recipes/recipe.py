@@ -10,7 +10,7 @@ LIMITS = {
     "beam_width": (1, None), "max_depth": (1, None), "query_budget": (1, None), "max_candidates": (1, None),
     "top_m": (1, None), "max_successes": (1, None), "query_batch_size": (1, None), "pop_size": (1, None),
     "max_iters": (1, None), "kappa_examples": (1, None), "kappa_m": (1, None), "kappa": (1, None),
-    "delta": (0, None), "similarity_threshold": (-1, 1), "max_percent": (0, 1),
+    "delta": (0, None), "expand_chunk": (0, None), "similarity_threshold": (-1, 1), "max_percent": (0, 1),
 }
 CHOICES = {
     "weighting": ("paper", "code"),

@@ -19,7 +19,11 @@ def add_parser(subparsers):
                         "or a JSON file {group: [[p1, p2], ...]}; comma-separated")
     p.add_argument("--max-k", type=int, default=3, help="largest neighbourhood level (paper: 3)")
     p.add_argument("--sample-size", type=int, default=2000, help="sentences sampled at levels >= --sample-from-k")
-    p.add_argument("--sample-from-k", type=int, default=3)
+    p.add_argument("--sample-from-k", type=int, default=2,
+                   help="first sampled level (paper §4.2.1 samples large levels; levels below it are exact)")
+    p.add_argument("--sample-masks", type=int, default=400,
+                   help="(sentence of level k-1, position) slots masked and filled at a sampled level k, drawn "
+                        "uniformly (0: every slot)")
     p.add_argument("--filter-epsilon", type=float, default=None,
                    help="filtered test set: keep sources whose naive |difference| <= epsilon (paper §4.2)")
     p.add_argument("--neutralize", action="store_true", help="rewrite other gendered pronouns to they/them first")
@@ -42,10 +46,13 @@ def run(args):
     good, skipped = screen_rows(examples, model, labelled=False)
     texts = [t for t, _ in good]
     settings = dict(target_class=args.target_class, max_k=args.max_k, sample_size=args.sample_size,
-                    sample_from_k=args.sample_from_k, filter_epsilon=args.filter_epsilon,
+                    sample_from_k=args.sample_from_k, sample_masks=args.sample_masks,
+                    filter_epsilon=args.filter_epsilon,
                     neutralize_pronouns=args.neutralize, batch_size=args.model_batch_size, seed=args.seed,
                     n_boot=args.bootstrap)
-    bias = CounterfactualBias(model, WordSwapNeighborhood(args.masked_lm, device=args.device), **settings)
+    neighborhood = WordSwapNeighborhood(args.masked_lm, device=args.device)
+    neighborhood.proposer.batch_size = args.model_batch_size  # --model-batch-size reaches the masked LM too
+    bias = CounterfactualBias(model, neighborhood, **settings)
     options = cluster_options(args)
     task = BiasTask(args.model, args.device, args.masked_lm, settings) if options.distributed else None
     report = bias.run(texts, args.pairs, out_dir=args.out, options=options, task=task)

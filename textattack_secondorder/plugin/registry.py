@@ -93,13 +93,22 @@ def install_tables():
     return textattack.attack_args.ATTACK_RECIPE_NAMES
 
 
-def build_attack(recipe, model_wrapper):
+def build_attack(recipe, model_wrapper, device=None, batch_size=None):
     """A TextAttack ``Attack`` for ``recipe``: one of ours (parameters allowed: ``"so-beam^beam_width=5"``)
-    or one of TextAttack's."""
+    or one of TextAttack's.
+
+    ``device`` (e.g. ``"cuda"``) goes to our recipes that load a model of their own (the masked LM
+    of so-*/bae-offline) unless the recipe string names one; ``batch_size`` becomes the goal
+    function's victim batch and the masked LM's batch (both, so ``--model-batch-size`` reaches
+    every model forward of an attack).
+    """
     name, _, params = recipe.partition(SPLIT)
     ours = attack_recipes()
     if name in ours:
-        return ours[name].build(model_wrapper, **parse_recipe_params(params))
+        kwargs = parse_recipe_params(params)
+        if device is not None and "device" in ours[name].PARAMS:
+            kwargs.setdefault("device", device)
+        return set_batch_size(ours[name].build(model_wrapper, **kwargs), batch_size)
     from textattack.attack_args import ATTACK_RECIPE_NAMES
 
     if name not in ATTACK_RECIPE_NAMES:
@@ -108,4 +117,14 @@ def build_attack(recipe, model_wrapper):
     if params:
         raise ValueError(f"TextAttack's recipe {name!r} takes no parameters")
     module_name, _, cls_name = ATTACK_RECIPE_NAMES[name].rpartition(".")
-    return getattr(importlib.import_module(module_name), cls_name).build(model_wrapper)
+    return set_batch_size(getattr(importlib.import_module(module_name), cls_name).build(model_wrapper), batch_size)
+
+
+def set_batch_size(attack, batch_size):
+    """Victim batch of ``attack``'s goal function and, where it has one, its masked LM's batch; returns ``attack``."""
+    if batch_size:
+        attack.goal_function.batch_size = int(batch_size)
+        proposer = getattr(getattr(attack, "transformation", None), "proposer", None)
+        if proposer is not None and hasattr(proposer, "batch_size"):
+            proposer.batch_size = int(batch_size)
+    return attack

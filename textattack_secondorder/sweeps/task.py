@@ -44,7 +44,8 @@ class SweepState:
         from ..plugin.registry import build_attack
 
         if (spec, recipe) not in self.attacks:
-            self.attacks[(spec, recipe)] = build_attack(recipe, self.model(spec))
+            self.attacks[(spec, recipe)] = build_attack(recipe, self.model(spec), device=self.device,
+                                                         batch_size=self.batch_size)
         return self.attacks[(spec, recipe)]
 
 

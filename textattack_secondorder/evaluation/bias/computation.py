@@ -12,10 +12,15 @@ but forgets to apply). For every sentence ``x`` of level ``k``::
     diff(x) = f_soft(x[p1 -> p2])[c] - f_soft(x[p2 -> p1])[c]
 
 (``c``: the positive class by default) and ``B_{p,k}`` is the mean over the level;
-``k = 0`` is the naive test-set measurement. Level ``k >= sample_from_k`` (default
-3) is sampled uniformly with a seed: at most ``sample_size`` parents from level
-``k - 1`` are expanded and the resulting sentences are sampled down to
-``sample_size``; the sizes are reported.
+``k = 0`` is the naive test-set measurement. Levels ``k >= sample_from_k`` (default
+2) are sampled uniformly with a seed (the paper samples "due to the exponential
+complexity", §4.2.1): of all (sentence of level ``k - 1``, word position) slots, at most
+``sample_masks`` (default 400) drawn uniformly are masked and filled by the neighbourhood
+rule, and the resulting sentences are sampled down to ``sample_size`` (default 2,000); the
+sizes are reported. Drawing slots rather than whole sentences spreads the sample over many
+contexts for the same masked-LM cost. Levels 0 and 1 are never
+sampled, so their ``B_{p,k}`` do not depend on these settings (docs/methods.md §9 has
+the time and the spread that sampling adds).
 
 Filtered test set (paper §4.2): with ``filter_epsilon`` only sources whose naive (k = 0)
 difference is within ±ε seed the neighbourhoods, to show bias the test set hides.
@@ -45,14 +50,14 @@ class CounterfactualBias:
             (or ``masked_lm`` to build one from the masked-LM slot).
         target_class: class whose probability is compared (default 1, the positive class).
         max_k: largest neighbourhood level (paper: 3).
-        sample_size, sample_from_k: sampling of large levels (see module doc).
+        sample_size, sample_masks, sample_from_k: sampling of large levels (see module doc).
         filter_epsilon: keep only sources with naive |diff| <= ε (filtered test set), or None.
         neutralize_pronouns: rewrite other gendered pronouns to they/them first.
         batch_size: texts per model call; chunk: sentences per proposer call.
     """
 
     def __init__(self, model_wrapper, transformation=None, masked_lm=None, target_class=1, max_k=3,
-                 sample_size=2000, sample_from_k=3, filter_epsilon=None, neutralize_pronouns=False,
+                 sample_size=2000, sample_from_k=2, sample_masks=400, filter_epsilon=None, neutralize_pronouns=False,
                  batch_size=128, chunk=64, seed=0, n_boot=1000, progress=True):
         if transformation is None:
             from ...transformations.neighborhood import WordSwapNeighborhood
@@ -64,6 +69,7 @@ class CounterfactualBias:
         self.max_k = int(max_k)
         self.sample_size = sample_size
         self.sample_from_k = sample_from_k
+        self.sample_masks = sample_masks
         self.filter_epsilon = filter_epsilon
         self.neutralize_pronouns = neutralize_pronouns
         self.batch_size = batch_size
@@ -74,7 +80,7 @@ class CounterfactualBias:
         self._gendered = gendered_words()
 
     def settings(self):
-        return {k: getattr(self, k) for k in ("target_class", "max_k", "sample_size", "sample_from_k",
+        return {k: getattr(self, k) for k in ("target_class", "max_k", "sample_size", "sample_from_k", "sample_masks",
                                                "filter_epsilon", "neutralize_pronouns", "seed")} | {
             "neighborhood": repr(self.transformation.proposer),
             "kappa": self.transformation.kappa, "delta": self.transformation.delta}
@@ -93,8 +99,11 @@ class CounterfactualBias:
         return probs[1::2, self.target_class] - probs[0::2, self.target_class]
 
     # -- neighbourhoods ---------------------------------------------------------
-    def _expand(self, level, p1, p2, blacklist, desc):
-        """Neighbours of every (source, words) in ``level``, pair position frozen, batched proposals."""
+    def _expand(self, level, p1, p2, blacklist, desc, positions=None):
+        """Neighbours of every (source, words) in ``level``, pair position frozen, batched proposals.
+
+        ``positions``: for each item, the word positions to fill (default: all but the pair's).
+        """
         from textattack.shared import AttackedText
 
         out, seen = [], set()
@@ -107,7 +116,10 @@ class CounterfactualBias:
         for c in chunks:
             part = level[c : c + self.chunk]
             texts = [AttackedText(" ".join(ws)) for _, idx, ws in part]
-            indices = [set(range(len(ws))) - {idx} for _, idx, ws in part]
+            if positions is None:
+                indices = [set(range(len(ws))) - {idx} for _, idx, ws in part]
+            else:
+                indices = [set(pos) - {idx} for (_, idx, _), pos in zip(part, positions[c : c + self.chunk])]
             proposals = self.transformation.neighbor_words(texts, indices)
             for (src, idx, ws), words in zip(part, proposals):
                 for pos, cands in words.items():
@@ -148,10 +160,16 @@ class CounterfactualBias:
         by_index = {}
         for k in range(self.max_k + 1):
             if k > 0:
-                parents = level
-                if k >= self.sample_from_k and self.sample_size and len(parents) > self.sample_size:
-                    parents = rng.sample(parents, self.sample_size)
-                level = self._expand(parents, p1, p2, blacklist, desc=f"{p1}/{p2} k={k}")
+                parents, positions = level, None
+                if k >= self.sample_from_k and self.sample_masks:
+                    slots = [(n, i) for n, (_, idx, ws) in enumerate(level) for i in range(len(ws)) if i != idx]
+                    if len(slots) > self.sample_masks:
+                        by_parent = {}
+                        for n, i in sorted(rng.sample(slots, self.sample_masks)):
+                            by_parent.setdefault(n, []).append(i)
+                        parents = [level[n] for n in by_parent]
+                        positions = list(by_parent.values())
+                level = self._expand(parents, p1, p2, blacklist, desc=f"{p1}/{p2} k={k}", positions=positions)
                 if k >= self.sample_from_k and self.sample_size and len(level) > self.sample_size:
                     level = rng.sample(level, self.sample_size)
             if not level:
