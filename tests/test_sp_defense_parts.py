@@ -334,7 +334,7 @@ def test_benchmark_paper_scale_settings_and_cpu_run_on_a_tiny_bert(tmp_path, tin
 
     real_build = SPAttack.build.__func__
     monkeypatch.setattr(SPAttack, "build", classmethod(
-        lambda cls, w, **p: real_build(cls, w, sentence_encoder=stubs.Encoder(), causal_lm=stubs.LM(), **p)))
+        lambda cls, w, **p: real_build(cls, w, **{"sentence_encoder": stubs.Encoder(), "causal_lm": stubs.LM(), **p})))
     model, csv = tiny_setup
     out = tmp_path / "table.json"
     bench.main(["--paper-scale", "--device", "cpu", "--victims", str(model), "--dataset", str(csv), "--steps", "2",
