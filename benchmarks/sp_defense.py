@@ -20,7 +20,7 @@ the table (mean and 95 % t-interval over seeds) is printed and written as ``<out
     # curve (vanilla-continued / Rand / SP-D against steps) on the transformer demo victim:
     python benchmarks/sp_defense.py --victims mr-minilm --models continue rand sp-defense \\
         --steps 0 300 1000 3000 --seeds 0 --out benchmarks/results/sp_defense_minilm_curve.json --threads 1
-    # the paper's setting on a GPU (distilBERT fine-tuned on SST-2 from the hub, 20k batches):
+    # the paper's setting on a GPU (TextAttack's distilBERT fine-tuned on MR, from the hub; 20k batches):
     python benchmarks/sp_defense.py --paper-scale --device cuda
 """
 import argparse
@@ -34,7 +34,7 @@ import tempfile
 from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
-PAPER_VICTIM = "distilbert-base-uncased-finetuned-sst-2-english"
+PAPER_VICTIM = "textattack/distilbert-base-uncased-rotten-tomatoes"  # distilBERT fine-tuned on MR (hub)
 METRICS = ("accuracy", "rho", "rho_star", "sp_attack_ASR", "textfooler_ASR", "textfooler_ASR1")
 # two-sided 95 % Student t quantiles by degrees of freedom
 _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
