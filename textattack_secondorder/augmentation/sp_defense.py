@@ -176,8 +176,12 @@ class SPDefenseAugmenter:
         model: victim name/dir/file (see ``textattack-so --help``), a TextAttack model
             wrapper or a ``TokenClassifier``; needed by "gradient", and by "special" when no label is given.
         special_words: path of a saved T(y) table (or the dict).
-        vocabulary: words for random replacement (default: the model's letters-only
-            vocabulary, else the packaged synonym list's words).
+        vocabulary: words for random replacement, or ``(ids, words)`` of the model's vocabulary
+            for both the random and the gradient mode (default: the model's letters-only
+            vocabulary, restricted by ``vocab_data``; without a model the packaged synonym list's words).
+        vocab_data: keep only the model vocabulary words that occur in this labelled data ("mr" or a
+            CSV with a text column); "auto" (default) = "mr" for the demo victims (named ``mr-*``),
+            whose vocabulary is two thirds GloVe words no MR sentence has ("kuh", "nuh"), else none.
         transformations_per_example: outputs per input (stock CLI argument).
         seed: random seed.
     Other TextAttack augment arguments (pct_words_to_swap, high_yield, fast_augment)
@@ -187,9 +191,11 @@ class SPDefenseAugmenter:
     name = "sp-defense"
 
     def __init__(self, mode="auto", model=None, special_words=None, vocabulary=None, transformations_per_example=1,
-                 seed=0, device=None, **ignored):
+                 seed=0, device=None, vocab_data="auto", **ignored):
         if mode not in MODES + ("auto", "mix"):
             raise ValueError(f"unknown SP-Defense mode {mode!r}; use one of auto, mix, {', '.join(MODES)}")
+        if vocab_data == "auto":
+            vocab_data = "mr" if isinstance(model, str) and model.startswith("mr-") else None
         if isinstance(model, str):
             from ..models.loading import load_model_wrapper as load_model
 
@@ -214,6 +220,14 @@ class SPDefenseAugmenter:
         self.mode = mode
         self.special_words = special_words or {}
         self.vocab = self.clf.vocabulary() if self.clf is not None else None
+        if isinstance(vocabulary, tuple) and len(vocabulary) == 2 and not isinstance(vocabulary[0], str):
+            self.vocab, vocabulary = vocabulary, list(vocabulary[1])
+        elif vocabulary is None and vocab_data and self.clf is not None:
+            from ..datasets.examples import load_examples
+            from ..defense.training import augmentation_vocabulary
+
+            self.vocab = augmentation_vocabulary(self.clf, load_examples(vocab_data, "train"))
+            logger.info("sp-defense: %d vocabulary words that occur in %s", len(self.vocab[1]), vocab_data)
         if vocabulary is None:
             if self.vocab is not None:
                 vocabulary = self.vocab[1]

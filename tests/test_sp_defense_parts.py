@@ -1,0 +1,349 @@
+"""SP-Defense checked part by part against Xu et al. §5 / docs/methods.md §2.4; defend's bad input; the benchmark.
+
+Each test fails when its part is wrong: the augmentations (random, Eq. 5 gradient, Eq. 6 special
+words), the vocabulary they draw from, the batch recipe, the fine-tuning schedule, the saved model,
+and the benchmark's paper-scale path (a tiny random BERT, no network).
+"""
+import json
+import math
+import random
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from textattack_secondorder.augmentation.sp_defense import (
+    SPDefenseAugmenter,
+    gradient_augment,
+    random_augment,
+    special_word_table,
+)
+from textattack_secondorder.defense.training import augmentation_vocabulary, batch_modes, train_defense
+
+WORDS = ["good", "bad", "film", "movie", "plot", "great", "dull", "fine", "awful", "story", "the", "a", "is", "was",
+         "kuh", "nuh"]  # "kuh", "nuh": in the model's vocabulary, in no training sentence
+DATA = [("the film was good", 1), ("a great story", 1), ("the plot is dull", 0), ("an awful movie", 0),
+        ("good acting , fine plot", 1), ("bad bad film", 0)]
+
+
+class Wrapper:
+    def __init__(self, model, tokenizer):
+        self.model, self.tokenizer = model, tokenizer
+
+
+@pytest.fixture()
+def word_cnn():
+    from textattack_secondorder.models.word_models import build_word_model, build_word_tokenizer
+
+    tok = build_word_tokenizer(WORDS)
+    torch.manual_seed(0)
+    model = build_word_model("cnn", vocab_size=len(tok.get_vocab()),
+                             vectors=torch.randn(len(tok.get_vocab()), 8), embedding_dim=8).eval()
+    return Wrapper(model, tok)
+
+
+def changed(a, b):
+    from textattack.shared import AttackedText
+
+    x, y = AttackedText(a).words, AttackedText(b).words
+    assert len(x) == len(y)
+    return [(i, u, v) for i, (u, v) in enumerate(zip(x, y)) if u != v]
+
+
+# ----------------------------------------------------------------------------- random augmentation
+def test_random_augmentation_puts_one_vocabulary_word_at_one_position():
+    rng = random.Random(0)
+    for text, _ in DATA:
+        (diff,) = changed(text, random_augment(text, ["zebra"], rng))
+        assert diff[2] == "zebra"
+
+
+def test_augmentations_draw_only_words_of_the_training_data(word_cnn):
+    from textattack_secondorder.models.token_classifier import TokenClassifier
+
+    clf = TokenClassifier.from_model_wrapper(word_cnn)
+    ids, words = augmentation_vocabulary(clf, DATA)
+    assert "kuh" not in words and "nuh" not in words and {"good", "film", "awful"} <= set(words)
+    assert [clf.tokenizer.convert_ids_to_tokens(int(i)) for i in ids] == words
+    aug = SPDefenseAugmenter("random", model=clf, vocabulary=(ids, words), seed=0)
+    for mode in ("random", "gradient"):
+        out = aug.augment_examples(DATA * 20, [mode] * len(DATA) * 20)
+        inserted = {d[2].lower() for (t, _), (n, _, _) in zip(DATA * 20, out) for d in changed(t, n)}
+        assert inserted and not inserted & {"kuh", "nuh"}, (mode, inserted)
+        assert [y for _, y, _ in out] == [y for _, y in DATA * 20]
+
+
+def test_augmenter_vocab_data_drops_words_no_sentence_has(tmp_path, word_cnn):
+    import pandas as pd
+
+    csv = tmp_path / "train.csv"
+    pd.DataFrame({"text": [t for t, _ in DATA], "label": [y for _, y in DATA]}).to_csv(csv, index=False)
+    assert "kuh" in SPDefenseAugmenter("random", model=word_cnn, vocab_data=None).vocabulary
+    assert "kuh" not in SPDefenseAugmenter("random", model=word_cnn, vocab_data=str(csv)).vocabulary
+
+
+# ----------------------------------------------------------------------------- gradient augmentation (Eq. 5)
+def eq5_reference(clf, text, label):
+    """Eq. 5 written out: v_w^(i) = <∇_{e_{x_i}} log f(y|x), e_w − e_{x_i}> + log f(y|x); argmin over (i, w)."""
+    ids = clf.tokenizer(text.split(), is_split_into_words=True, return_tensors="pt")["input_ids"]
+    E = clf.model.get_input_embeddings().weight.detach()
+    x = E[ids[0]].clone().requires_grad_(True)  # the embeddings of the words themselves (not a mask)
+    logp = torch.log_softmax(clf.model(inputs_embeds=x[None]).logits[0], -1)[label]
+    (g,) = torch.autograd.grad(logp, x)
+    vocab_ids, vocab_words = clf.vocabulary()
+    best = (math.inf, None, None)
+    for i in range(ids.shape[1]):
+        for wid, w in zip(vocab_ids, vocab_words):
+            if int(wid) == int(ids[0, i]):
+                continue
+            v = float(g[i] @ (E[int(wid)] - x[i].detach()) + logp.detach())
+            best = min(best, (v, i, w))
+    return best
+
+
+def test_gradient_augmentation_is_the_minimum_of_eq5(word_cnn):
+    from textattack_secondorder.models.token_classifier import TokenClassifier
+
+    clf = TokenClassifier.from_model_wrapper(word_cnn)
+    texts = ["the film was good", "the plot is dull", "bad bad film"]
+    for label in (0, 1):
+        out = gradient_augment(clf, texts, [label] * len(texts))
+        for text, new in zip(texts, out):
+            _, i, w = eq5_reference(clf, text, label)
+            assert changed(text, new) == [(i, text.split()[i], w)], (text, label, new)
+
+
+def test_gradient_augmentation_differs_from_the_opposite_sign(word_cnn):
+    """The Eq. 5 minimum is not the maximum: a sign error would be caught by the test above."""
+    from textattack_secondorder.models.token_classifier import TokenClassifier
+
+    clf = TokenClassifier.from_model_wrapper(word_cnn)
+    new = gradient_augment(clf, ["the film was good"], [1])[0]
+    p = clf.predict_texts(["the film was good", new])[:, 1]
+    assert p[1] < p[0]  # the chosen word lowers f(y|x)
+
+
+def test_gradient_augmentation_is_one_forward_and_backward_per_batch(word_cnn):
+    from textattack_secondorder.models.token_classifier import TokenClassifier
+
+    clf = TokenClassifier.from_model_wrapper(word_cnn)
+    calls = {"forward": 0, "backward": 0}
+    emb = clf.model.get_input_embeddings()
+    h1 = clf.model.register_forward_hook(lambda *a: calls.__setitem__("forward", calls["forward"] + 1))
+    h2 = clf.model.classifier.register_full_backward_hook(
+        lambda *a: calls.__setitem__("backward", calls["backward"] + 1))
+    try:
+        gradient_augment(clf, [t for t, _ in DATA] * 5, [y for _, y in DATA] * 5, batch_size=32)
+    finally:
+        h1.remove(), h2.remove()
+    assert calls == {"forward": 1, "backward": 1}
+    assert emb is clf.model.get_input_embeddings()
+
+
+# ----------------------------------------------------------------------------- special words (Eq. 6)
+def test_special_words_follow_eq6_with_training_label_frequencies():
+    data = [("awful awful awful awful awful awful movie", 0), ("movie fine", 0),
+            ("great great great great great great movie", 1), ("fine awful movie", 1)]
+    table = special_word_table(data, min_count=1)
+    # add-one smoothed log-frequencies: awful 7/12 vs 2/12 under label 1 -> margin log(3.5) > 1: in T(1)
+    assert "awful" in table[1] and "awful" not in table[0]
+    assert "great" in table[0] and "great" not in table[1]
+    # movie (3 vs 2 of 9 each) and fine (1 vs 1) are near-equal: in neither
+    assert not {"movie", "fine"} & (set(table[0]) | set(table[1]))
+
+
+# ----------------------------------------------------------------------------- batch recipe
+def test_batch_recipe_half_gradient_rest_original_random_special():
+    rng = random.Random(0)
+    seen = set()
+    for _ in range(50):
+        modes = batch_modes("sp-defense", 32, rng)
+        assert modes[:16] == ["gradient"] * 16 and "gradient" not in modes[16:]
+        seen.update(modes[16:])
+    assert seen == {"original", "random", "special"}
+    assert batch_modes("rand", 32, rng) == ["random"] * 16 + ["original"] * 16
+    assert batch_modes("continue", 32, rng) == ["original"] * 32
+
+
+def test_training_uses_the_batch_recipe_and_the_model_being_trained(word_cnn, monkeypatch):
+    recorded = []
+    real = SPDefenseAugmenter.augment_examples
+
+    def spy(self, examples, modes=None):
+        recorded.append((list(modes), self.clf.model is word_cnn.model))
+        assert "kuh" not in self.vocabulary and "kuh" not in self.vocab[1]  # training words only
+        return real(self, examples, modes)
+
+    monkeypatch.setattr(SPDefenseAugmenter, "augment_examples", spy)
+    train_defense(word_cnn, DATA * 5, steps=3, batch_size=8, progress=False)
+    assert len(recorded) == 3
+    for modes, same_model in recorded:
+        assert same_model and modes[:4] == ["gradient"] * 4 and "gradient" not in modes[4:]
+
+
+# ----------------------------------------------------------------------------- fine-tuning
+def test_fine_tuning_decays_the_learning_rate_to_zero_and_logs_the_loss(word_cnn, monkeypatch):
+    made = []
+    real = torch.optim.AdamW
+
+    def adamw(*a, **k):
+        made.append(real(*a, **k))
+        return made[-1]
+
+    monkeypatch.setattr(torch.optim, "AdamW", adamw)
+    history = []
+    train_defense(word_cnn, DATA * 20, steps=100, batch_size=8, progress=False, history=history)
+    assert made[0].param_groups[0]["lr"] == pytest.approx(0.0)
+    assert len(history) == 2 and all(math.isfinite(h) for h in history)
+
+
+def test_transformers_fine_tune_at_the_paper_learning_rate():
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from textattack_secondorder.defense.training import _default_lr
+
+    cfg = BertConfig(vocab_size=10, hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=8)
+    assert _default_lr(BertForSequenceClassification(cfg)) == 2e-5
+
+
+def test_training_refuses_non_positive_steps_and_unknown_mixes(word_cnn):
+    with pytest.raises(ValueError, match="steps"):
+        train_defense(word_cnn, DATA, steps=0, progress=False)
+    with pytest.raises(ValueError, match="defense must be one of"):
+        train_defense(word_cnn, DATA, steps=1, defense="nope", progress=False)
+
+
+# ----------------------------------------------------------------------------- defend command
+def tiny_bert_dir(folder, vocab):
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    tok = BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), model_max_length=32)
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=64, num_labels=2, initializer_range=0.5)
+    BertForSequenceClassification(cfg).eval().save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return folder
+
+
+BERT_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS + ["an", "acting", ","]
+
+
+@pytest.fixture()
+def tiny_setup(tmp_path):
+    import pandas as pd
+
+    csv = tmp_path / "data.csv"
+    pd.DataFrame({"text": [t for t, _ in DATA] * 2, "label": [y for _, y in DATA] * 2}).to_csv(csv, index=False)
+    return tiny_bert_dir(tmp_path / "bert", BERT_VOCAB), csv
+
+
+def run_cli(capfd, *argv):
+    from textattack_secondorder.cli import main
+
+    try:
+        code = main([str(a) for a in argv])
+    except SystemExit as e:
+        code = e.code
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("bad", [["--defense", "nope"], ["--steps", "0"], ["--steps", "-3"]])
+def test_defend_bad_arguments_are_one_line_exit_2(tmp_path, tiny_setup, capfd, bad):
+    model, csv = tiny_setup
+    code, _, err = run_cli(capfd, "defend", "--model", model, "--dataset", csv, "--out", tmp_path / "d", *bad)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "d").exists()
+
+
+def test_defend_refuses_a_victim_without_gradient_access_in_one_line(tmp_path, tiny_setup, capfd):
+    _, csv = tiny_setup
+    src = tmp_path / "blackbox.py"
+    src.write_text("import numpy as np, textattack\n"
+                   "class M(textattack.models.wrappers.ModelWrapper):\n"
+                   "    model = None\n"
+                   "    def __call__(self, texts):\n"
+                   "        return np.tile([[0.3, 0.7]], (len(texts), 1))\n"
+                   "model = M()\n")
+    code, _, err = run_cli(capfd, "defend", "--model", src, "--dataset", csv, "--steps", 1, "--out", tmp_path / "d")
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "d").exists()
+
+
+def test_defended_model_is_a_loadable_directory_with_its_record(tmp_path, tiny_setup, capfd):
+    from textattack_secondorder.models.loading import load_model_wrapper
+
+    model, csv = tiny_setup
+    out = tmp_path / "defended"
+    code, _, err = run_cli(capfd, "defend", "--model", model, "--dataset", csv, "--steps", 2, "--batch-size", 4,
+                           "--seed", 7, "--out", out)
+    assert code == 0, err
+    info = json.loads((out / "defense.json").read_text())
+    assert info["seed"] == 7 and info["steps"] == 2 and info["defense"] == "sp-defense" and info["lr"] == 2e-5
+    assert {"test_accuracy_before", "test_accuracy_after", "schedule", "batch_size"} <= set(info)
+    logits = load_model_wrapper(str(out))(["the film was good"])
+    assert tuple(logits.shape) == (1, 2)
+
+
+def test_interrupted_save_leaves_no_model_directory(tmp_path, word_cnn, monkeypatch):
+    from textattack_secondorder.defense import save_model
+
+    def boom(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(word_cnn.tokenizer, "save_pretrained", boom)
+    with pytest.raises(KeyboardInterrupt):
+        save_model(word_cnn, tmp_path / "defended", {})
+    assert list(tmp_path.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- benchmark
+def load_benchmark():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "sp_defense.py"
+    spec = importlib.util.spec_from_file_location("sp_defense_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_interval_is_a_t_interval():
+    bench = load_benchmark()
+    m, h = bench.mean_ci([1.0, 2.0, 3.0])
+    assert m == 2.0 and h == pytest.approx(4.303 * 1.0 / math.sqrt(3))
+    assert bench.mean_ci([5.0]) == (5.0, 0.0)
+
+
+def test_benchmark_paper_scale_settings_and_cpu_run_on_a_tiny_bert(tmp_path, tiny_setup, monkeypatch):
+    """``--paper-scale`` gives the paper's settings; the whole loop runs on a tiny random BERT (no network)."""
+    import test_sp_attack as stubs
+
+    from textattack_secondorder.attack_recipes import SPAttack
+
+    bench = load_benchmark()
+    args = bench.parse_args(["--paper-scale", "--device", "cuda"])
+    assert (args.victims, args.steps, args.lr, args.rho_sentences, args.vocab_limit) == (
+        [bench.PAPER_VICTIM], [20000], 2e-5, 1000, 0)
+    assert args.models == ["vanilla", "rand", "sp-defense"] and len(args.seeds) >= 3
+
+    real_build = SPAttack.build.__func__
+    monkeypatch.setattr(SPAttack, "build", classmethod(
+        lambda cls, w, **p: real_build(cls, w, **{"sentence_encoder": stubs.Encoder(), "causal_lm": stubs.LM(), **p})))
+    model, csv = tiny_setup
+    out = tmp_path / "table.json"
+    bench.main(["--paper-scale", "--device", "cpu", "--victims", str(model), "--dataset", str(csv), "--steps", "2",
+                "--seeds", "0", "1", "--rho-sentences", "3", "--attack-examples", "2", "--m", "4",
+                "--batch-size", "4", "--no-textfooler", "--out", str(out)])
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["model"], r["seed"]) for r in rows] == [("vanilla", None), ("rand", 0), ("rand", 1),
+                                                       ("sp-defense", 0), ("sp-defense", 1)]
+    for r in rows:
+        assert all(r[k] is not None for k in ("accuracy", "rho", "rho_star", "sp_attack_ASR"))
+    md = out.with_suffix(".md").read_text()
+    assert "| sp-defense | 2 | 2 |" in md and "±" in md
