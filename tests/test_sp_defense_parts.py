@@ -216,11 +216,11 @@ def test_training_refuses_non_positive_steps_and_unknown_mixes(word_cnn):
 
 # ----------------------------------------------------------------------------- defend command
 def tiny_bert_dir(folder, vocab):
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+    from conftest import bert_tokenizer
+    from transformers import BertConfig, BertForSequenceClassification
 
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    tok = BertTokenizerFast(vocab_file=str(folder / "vocab.txt"), model_max_length=32)
+    tok = bert_tokenizer(vocab, model_max_length=32)
     torch.manual_seed(0)
     cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                      intermediate_size=32, max_position_embeddings=64, num_labels=2, initializer_range=0.5)
