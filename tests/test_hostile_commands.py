@@ -73,6 +73,22 @@ def test_robustness_on_hostile_rows(model_file, tmp_path, capsys):
     _check_skipped(out / "skipped_rows.csv")
 
 
+
+@pytest.mark.parametrize("content, fragment", [(None, "does not exist"), ("{}", "empty")])
+def test_robustness_with_a_bad_synonyms_file_is_one_line_before_anything_runs(model_file, tmp_path, capsys,
+                                                                               content, fragment):
+    from textattack_secondorder.cli import main
+
+    syn = tmp_path / "syn.json"
+    if content is not None:
+        syn.write_text(content)
+    out = tmp_path / "report"
+    assert main(["robustness", "--model", str(model_file), "--dataset", str(HOSTILE), "--levels", "char,word",
+                 "--synonyms", str(syn), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert str(syn) in err and fragment in err and "Traceback" not in err
+    assert not out.exists()
+
 def _hostile():
     return pd.read_csv(HOSTILE, keep_default_na=False)
 

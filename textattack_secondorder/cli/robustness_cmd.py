@@ -81,7 +81,7 @@ def _perturbations(args, examples, model):
             else:
                 try:
                     synonyms = rb.load_synonym_list(args.synonyms)
-                except Exception as e:  # the slot's loader or asset is missing: say so, keep the other levels
+                except Exception as e:  # the slot's default is unavailable: say so, keep the other levels
                     print(f"skipping the word level: no synonym list ({type(e).__name__}: {e}); "
                           "pass --synonyms FILE.json or --word-source mlm")
                     skipped[level] = f"no synonym list: {e}"
@@ -111,6 +111,12 @@ def run(args):
     from ..evaluation import robustness as rb
 
     start = time.time()
+    if args.synonyms and not args.reuse and args.word_source == "synonyms" and "word" in args.levels:
+        # a list the user named is read before anything loads: missing, malformed or empty is one
+        # line naming it (SynonymFileError, exit code 2); only an unavailable slot default skips the level
+        from ..resources.synonyms import read_synonym_file
+
+        read_synonym_file(args.synonyms)
     model = load_model(args.model, args.device, args.model_batch_size)
     settings = {"model": args.model, "command": "textattack-so robustness"}
     if args.reuse:
