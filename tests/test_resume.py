@@ -68,7 +68,9 @@ def check_whole(paths):
 
 @pytest.mark.slow
 def test_flip_capability_resumes_after_sigkill(tmp_path):
-    write_inputs(tmp_path)
+    # 0.1 s per forward: the κ loop must outlast the 2 s between checkpoints (at 0.02 s it ran in
+    # under 2 s and never saved midway, so there was nothing to kill it after)
+    write_inputs(tmp_path, sleep=0.1)
     base = ["flip-capability", "--model", str(tmp_path / "model.py"), "--dataset", str(tmp_path / "data.csv"),
             "--early-stop", "4", "--model-batch-size", "8"]
     env = offline_env(PYTHONPATH=os.environ.get("PYTHONPATH", ""))
