@@ -109,10 +109,14 @@ def add_naturalness(runs, per_example, args):
     succ = [e for e in per_example if isinstance(e.get("perturbed"), str) and isinstance(e.get("original"), str)]
     if not succ:
         return
+    from textattack_secondorder.resources.resolution import resolve
+
     lm = load_causal_lm()
+    lm_name = resolve("causal_lm").value  # the slot's value (e.g. gemma), not the scorer object's repr
     texts = sorted({t for e in succ for t in (e["original"], e["perturbed"])})
     ppl = dict(zip(texts, lm.perplexity(texts)))
-    lines = [f"# {args.samples} random successes per (victim, recipe); perplexity under {lm!r}", ""]
+    lines = [f"# {args.samples} random successes per (victim, recipe); perplexity under the causal-LM slot's "
+             f"{lm_name}", ""]
     for row in runs:
         mine = [e for e in succ if run_key(e) == run_key(row)]
         if not mine:
