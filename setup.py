@@ -1,4 +1,5 @@
 """Installable TextAttack plugin: second-order and single-word attacks, metrics and a defense."""
+
 import os
 
 from setuptools import find_packages, setup

@@ -4,6 +4,7 @@ Default tests are offline and fast: the real ``AutoModelForMaskedLM`` code path 
 tiny randomly initialised BERT built from a config here. Tests that load MiniLM or Gemma
 are marked ``slow`` (run them with ``pytest -m slow``).
 """
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -17,9 +18,39 @@ from textattack_secondorder.resources import resolution  # noqa: E402
 from textattack_secondorder.transformations.neighborhood import select_neighbor_words  # noqa: E402
 
 
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film", "movie", "good", "bad", "is",
-         "was", "very", "not", "and", ".", ",", "un", "##watch", "##able", "##s", "##ing", "great", "plot",
-         "boring", "fun", "acting", "it", "21", "##st"]
+VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "a",
+    "film",
+    "movie",
+    "good",
+    "bad",
+    "is",
+    "was",
+    "very",
+    "not",
+    "and",
+    ".",
+    ",",
+    "un",
+    "##watch",
+    "##able",
+    "##s",
+    "##ing",
+    "great",
+    "plot",
+    "boring",
+    "fun",
+    "acting",
+    "it",
+    "21",
+    "##st",
+]
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +60,16 @@ def tiny_mlm(tmp_path_factory):
     d = tmp_path_factory.mktemp("tinybert")
     tok = bert_tokenizer(VOCAB)
     torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=64, hidden_dropout_prob=0.0,
-                     attention_probs_dropout_prob=0.0)
+    cfg = BertConfig(
+        vocab_size=len(VOCAB),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
+    )
     model = BertForMaskedLM(cfg).eval()
     return model, tok
 
@@ -50,9 +88,11 @@ class _Recorder(torch.nn.Module):
         return self.inner(**kw)
 
 
-SENTS = [["the", "film", "is", "very", "good", "."],
-         ["it", "was", "unwatchable", "."],
-         ["a", "movie", "with", "boring", "acting", "and", "a", "plot", "that", "is", "not", "fun", "."]]
+SENTS = [
+    ["the", "film", "is", "very", "good", "."],
+    ["it", "was", "unwatchable", "."],
+    ["a", "movie", "with", "boring", "acting", "and", "a", "plot", "that", "is", "not", "fun", "."],
+]
 POS = [[0, 1, 4], [2], [1, 3, 11, 12]]
 
 
@@ -106,11 +146,12 @@ def test_is_word():
 def test_selection_rule_kappa_delta():
     # Paper Alg. 1: keep logit > max(L[kappa], L[0] - delta), then whole words other than the current one.
     cands = [("good", 10.0), ("##s", 9.5), ("great", 9.0), ("film", 8.0), ("fine", 7.0), ("ok", 6.9)]
-    assert select_neighbor_words(cands, "film", wp.WordProposer(device="cpu").is_word, kappa=20,
-                                     delta=3) == ["good", "great"]
+    assert select_neighbor_words(cands, "film", wp.WordProposer(device="cpu").is_word, kappa=20, delta=3) == [
+        "good",
+        "great",
+    ]
     # With kappa=2, L[2] = 9.0 is the floor (strict >).
-    assert select_neighbor_words(cands, "x", wp.WordProposer(device="cpu").is_word, kappa=2,
-                                     delta=3) == ["good"]
+    assert select_neighbor_words(cands, "x", wp.WordProposer(device="cpu").is_word, kappa=2, delta=3) == ["good"]
 
 
 ENV = resources.SLOTS["masked_lm"].env

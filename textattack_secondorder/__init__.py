@@ -11,6 +11,7 @@ Sub-packages mirror TextAttack's layout (``goal_functions``,
 ``defense``, ``resources``, ``models``, ``datasets``, ``shared``, ``plugin`` (TextAttack
 glue) and ``cli``; the README's layout section says what lives where.
 """
+
 from ._version import __version__
 
 

@@ -5,6 +5,7 @@ Each sub-command lives in its own module of this package and exposes
 ``func`` default runs the command. ``SUBCOMMAND_MODULES`` lists them; a module
 is imported only when the command line is built, so start-up stays cheap.
 """
+
 import argparse
 import importlib
 import sys
@@ -31,6 +32,7 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")
+
 
 # module name (in textattack_secondorder.cli) for each sub-command group
 SUBCOMMAND_MODULES = [

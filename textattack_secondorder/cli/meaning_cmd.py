@@ -11,6 +11,7 @@ Two inputs:
 Prints mean / std / 5–95 % of the source chrF and of ``d_tgt``, the success
 percentage (``1 − s_src < d_tgt``), and writes the per-example CSV (+ a summary JSON).
 """
+
 import json
 import logging
 from pathlib import Path
@@ -28,16 +29,23 @@ def add_parser(subparsers):
         "--src --adv --out-orig --out-adv --ref.",
     )
     p.add_argument("--log", help="TextAttack CSV attack log (columns original_text, perturbed_text, ... result_type)")
-    p.add_argument("--include-skipped", action="store_true",
-                   help="also judge Skipped rows of the log (the model was already wrong; left out by default)")
+    p.add_argument(
+        "--include-skipped",
+        action="store_true",
+        help="also judge Skipped rows of the log (the model was already wrong; left out by default)",
+    )
     p.add_argument("--src", help="original source sentences x, one per line")
     p.add_argument("--adv", help="adversarial source sentences x̂, one per line")
     p.add_argument("--out-orig", help="model outputs on the original sources y_M, one per line")
     p.add_argument("--out-adv", help="model outputs on the adversarial sources ŷ_M, one per line")
     p.add_argument("--ref", help="reference outputs y, one per line")
-    p.add_argument("--output", "-o", default=None,
-                   help="per-example CSV (default: <log>.meaning.csv, or meaning.csv beside --adv); "
-                        "a summary JSON is written next to it")
+    p.add_argument(
+        "--output",
+        "-o",
+        default=None,
+        help="per-example CSV (default: <log>.meaning.csv, or meaning.csv beside --adv); "
+        "a summary JSON is written next to it",
+    )
     p.set_defaults(func=run)
 
 
@@ -93,8 +101,13 @@ def run(args):
     out = Path(args.output) if args.output else default_out
     atomic_write_text(out, pd.DataFrame(rows).to_csv(index=False))
     summary_path = out.with_suffix(".summary.json")
-    summary.update({"input": str(source), "target_score": target_name,
-                    "success_rule": "1 - s_src(x, x_adv) < d_tgt(y, y_M, y_M_adv)"})
+    summary.update(
+        {
+            "input": str(source),
+            "target_score": target_name,
+            "success_rule": "1 - s_src(x, x_adv) < d_tgt(y, y_M, y_M_adv)",
+        }
+    )
     atomic_write_text(summary_path, json.dumps(summary, indent=2, default=str))
     print(f"wrote {out} ({len(rows)} rows) and {summary_path}")
     return 0

@@ -4,9 +4,19 @@ A fallback for environments where the start-up hook is switched off
 (``TEXTATTACK_SECONDORDER_NO_HOOK=1``) or the ``.pth`` file was not installed.
 ``textattack-so attack --asr1 ...`` adds the ASR1 row (Xu et al.) to the summary.
 """
+
 import sys
 
-TEXTATTACK_COMMANDS = ("attack", "attack-resume", "augment", "benchmark-recipe", "eval", "list", "peek-dataset", "train")
+TEXTATTACK_COMMANDS = (
+    "attack",
+    "attack-resume",
+    "augment",
+    "benchmark-recipe",
+    "eval",
+    "list",
+    "peek-dataset",
+    "train",
+)
 
 
 def add_parser(subparsers):

@@ -31,6 +31,7 @@
 
 All are idempotent and leave TextAttack's behaviour unchanged for its own recipes otherwise.
 """
+
 import functools
 import json
 import sys
@@ -99,8 +100,10 @@ def _extend_diff_color():
             try:
                 return original(self, color_method)
             except LangDetectException:  # no letters to detect a language from: nothing to colour either
-                return (self.original_result.attacked_text.printable_text(),
-                        self.perturbed_result.attacked_text.printable_text())
+                return (
+                    self.original_result.attacked_text.printable_text(),
+                    self.perturbed_result.attacked_text.printable_text(),
+                )
 
         return diff_color
 
@@ -172,7 +175,10 @@ def _replay_checkpoint(guard, dataset, checkpoint):
 
         logging.getLogger(__name__).warning(
             "checkpoint: %d rows attacked but %d results saved; rows before the checkpoint are not checked for "
-            "duplicates again", len(done), checkpoint.results_count)
+            "duplicates again",
+            len(done),
+            checkpoint.results_count,
+        )
         return
     guard.replay(dataset[i] for i in done)
 
@@ -219,8 +225,9 @@ def _extend_checkpoint_save():
 
             path = os.path.join(self.attack_args.checkpoint_dir, f"{int(self.time * 1000)}.ta.chkpt")
             if not quiet:
-                logger.info('Saving checkpoint under "%s" at %s after %d attacks.', path, self.datetime,
-                            self.results_count)
+                logger.info(
+                    'Saving checkpoint under "%s" at %s after %d attacks.', path, self.datetime, self.results_count
+                )
             atomic_write_bytes(path, pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
 
         return save

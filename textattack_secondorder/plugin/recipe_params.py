@@ -4,6 +4,7 @@ Recipe parameters are Python literals, as TextAttack evaluates them:
 ``--recipe "so-beam^beam_width=10,max_depth=4"``; quote strings:
 ``--recipe "textfooler-offline^synonyms='my_synonyms.json'"``. Bare words are taken as strings.
 """
+
 import ast
 from collections.abc import KeysView
 
@@ -67,5 +68,3 @@ class RecipeTable(dict):
                 f"{name!r}, {dict.__getitem__(self, name)!r}, {params!r})"
             )
         return dict.__getitem__(self, key)
-
-

@@ -13,6 +13,7 @@ exactly what it shows. Word proposers live in :mod:`.proposers`, one file each.
 
 This package imports neither torch nor TextAttack; loaders import lazily.
 """
+
 from .loaders import (
     causal_lm_ready,
     describe,

@@ -4,6 +4,7 @@ TextAttack's ``WordSwapMaskedLM(method="bae")`` needs a hub masked LM; this
 transformation asks the package's word proposer instead (DistilBERT online,
 the offline proposer otherwise), for all positions of a text in one batch.
 """
+
 from textattack.transformations import WordSwap
 
 from ..shared.text import match_case

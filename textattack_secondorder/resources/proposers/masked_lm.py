@@ -1,4 +1,5 @@
 """Proposer on any Hugging Face ``AutoModelForMaskedLM`` (the paper's choice: ``distilbert-base-uncased``)."""
+
 import os
 
 from .base import DEFAULT_TOP_K, TokenNormalizer, WordProposer, flatten_requests, resolve_dtype, topk_rows
@@ -23,8 +24,9 @@ class MaskedLMProposer(WordProposer):
     name = "masked-lm"
     context_only = True
 
-    def __init__(self, model, tokenizer=None, device=None, batch_size=64, max_words=200,
-                 local_files_only=None, dtype=None):
+    def __init__(
+        self, model, tokenizer=None, device=None, batch_size=64, max_words=200, local_files_only=None, dtype=None
+    ):
         super().__init__(device=device, batch_size=batch_size)
         self.dtype = resolve_dtype(dtype, self.device)
         from transformers import AutoModelForMaskedLM, AutoTokenizer
@@ -48,8 +50,10 @@ class MaskedLMProposer(WordProposer):
         self.model.to(self.device, self.dtype).eval()
         self.max_words = int(max_words)
         self._decode = TokenNormalizer(tokenizer)
-        self._max_len = min(int(getattr(tokenizer, "model_max_length", 512) or 512),
-                            int(getattr(self.model.config, "max_position_embeddings", 512) or 512))
+        self._max_len = min(
+            int(getattr(tokenizer, "model_max_length", 512) or 512),
+            int(getattr(self.model.config, "max_position_embeddings", 512) or 512),
+        )
 
     def extra_repr(self):
         return f"model={self.model_name!r}, " + super().extra_repr()
@@ -69,10 +73,9 @@ class MaskedLMProposer(WordProposer):
         out = [[None] * len(p) for p in positions]
         mask_id = self.tokenizer.mask_token_id
         for b in range(0, len(reqs), self.batch_size):
-            chunk = reqs[b:b + self.batch_size]
+            chunk = reqs[b : b + self.batch_size]
             texts = [self._masked_text(sentences[s], i) for s, _, i in chunk]
-            enc = self.tokenizer(texts, padding=True, truncation=True, max_length=self._max_len,
-                                 return_tensors="pt")
+            enc = self.tokenizer(texts, padding=True, truncation=True, max_length=self._max_len, return_tensors="pt")
             ids = enc["input_ids"]
             is_mask = ids == mask_id
             if not bool(is_mask.any(dim=1).all()):
