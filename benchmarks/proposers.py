@@ -224,8 +224,8 @@ def main(argv=None):
     import torch
 
     torch.set_num_threads(args.threads)
-    from textattack_secondorder.shared.files import atomic_write_text
     from textattack_secondorder.resources import load_word_proposer
+    from textattack_secondorder.shared.files import atomic_write_text
 
     sentences = heldout_sentences()
     results, scorer = {}, None

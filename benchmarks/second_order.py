@@ -363,9 +363,8 @@ def main():
         "model_batch_size": args.model_batch_size,
     }
 
-    from tqdm.auto import tqdm
-
     from textattack.shared.utils import set_seed
+    from tqdm.auto import tqdm
 
     examples_csv = out.with_name(out.stem + "_examples.csv")
     per_example = pd.read_csv(examples_csv).to_dict("records") if examples_csv.exists() else []

@@ -157,8 +157,8 @@ def main(argv=None):
     from transformers import AutoTokenizer
 
     from textattack_secondorder.resources.paths import cache_dir
-    from textattack_secondorder.shared.files import atomic_write_text
     from textattack_secondorder.resources.proposers.minilm_mlm import build_minilm_mlm
+    from textattack_secondorder.shared.files import atomic_write_text
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(SEED)

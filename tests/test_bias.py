@@ -5,8 +5,8 @@ import random
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 import textattack
+import torch
 
 from textattack_secondorder.evaluation.bias import (
     CounterfactualBias,

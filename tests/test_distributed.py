@@ -275,12 +275,12 @@ def test_two_node_flip_capability_equals_single_run(tmp_path, cluster, monkeypat
 
 @pytest.mark.slow
 def test_two_node_bias_equals_single_run(connected):
+    import ray.cloudpickle
+
     from test_bias import TABLE, BoW, TableProposer, make_data
     from textattack_secondorder.evaluation.bias import CounterfactualBias
     from textattack_secondorder.evaluation.bias.sharded import BiasTask
     from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
-
-    import ray.cloudpickle
 
     ray.cloudpickle.register_pickle_by_value(sys.modules["test_bias"])
     model = BoW(make_data(200, 0.9, 7))

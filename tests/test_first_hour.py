@@ -4,11 +4,10 @@ import logging
 
 import textattack
 
+from test_second_order import SYNONYMS, TABLE, Planted, TableProposer, fragile_at_film
 from textattack_secondorder.attack_recipes import SOBeam, SOEnum
 from textattack_secondorder.metrics.second_order import PERPLEXITY_ROW, VictimAccuracy, second_order_summary_metrics
 from textattack_secondorder.sweeps.merge import write_cell
-
-from test_second_order import SYNONYMS, TABLE, Planted, TableProposer, fragile_at_film
 
 
 class Records(logging.Handler):
@@ -72,11 +71,10 @@ def test_victim_accuracy_leaves_out_rows_the_model_never_scored():
 
 
 def test_stock_recipes_keep_textattacks_summary(tmp_path):
+    import numpy as np
     from textattack.attack_results import SkippedAttackResult
     from textattack.goal_function_results import ClassificationGoalFunctionResult, GoalFunctionResultStatus
     from textattack.shared import AttackedText
-
-    import numpy as np
 
     # TextAttack's own meaning: a skipped row is one the victim already got wrong.
     r = SkippedAttackResult(
@@ -148,13 +146,12 @@ def transformers_major():
 
 def test_textattack_knows_our_goal_function_and_victims():
     from textattack.goal_functions import UntargetedClassification
+    from textattack.shared import logger
     from textattack.shared.validators import validate_model_goal_function_compatibility
     from transformers import BertForSequenceClassification
 
     from textattack_secondorder.goal_functions.second_order import SecondOrderClassification
     from textattack_secondorder.models.word_models import SOWordCNNForSequenceClassification
-
-    from textattack.shared import logger
 
     with Records(logger) as said:
         for goal in (SecondOrderClassification, UntargetedClassification):

@@ -8,7 +8,6 @@ import torch
 from transformers import BertConfig, BertForSequenceClassification
 
 from conftest import bert_tokenizer
-
 from textattack_secondorder.evaluation.flip_capability import (
     FlipCapability,
     FlipCapabilityResult,

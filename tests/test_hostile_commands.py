@@ -158,7 +158,6 @@ def _hostile():
 def test_bias_on_hostile_rows(model_file, tmp_path, capsys):
     """bias reads texts only: bad texts and duplicates are skipped, rows with bad labels are texts like the others."""
     from conftest import write_tiny_mlm
-
     from textattack_secondorder.cli import main
 
     mlm = write_tiny_mlm(tmp_path / "mlm", TINY_BERT_VOCAB)
@@ -274,7 +273,6 @@ def test_defend_on_hostile_rows(tmp_path):
 def test_meaning_on_a_log_of_the_hostile_rows(tmp_path, capsys):
     """A TextAttack CSV log of the hostile rows: bad rows listed with their reason, every good row judged."""
     from test_hostile_input import BAD, attack_rows, build, hostile_rows
-
     from textattack_secondorder.cli import main
 
     rows = hostile_rows()

@@ -2,8 +2,8 @@
 
 import pandas as pd
 import pytest
-import torch
 import textattack
+import torch
 from transformers import BertConfig, BertForSequenceClassification
 
 from conftest import bert_tokenizer, stock_textattack

@@ -11,12 +11,10 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import bert_tokenizer  # noqa: E402
-from textattack_secondorder.resources import ResourceError  # noqa: E402
 from textattack_secondorder import resources  # noqa: E402
+from textattack_secondorder.resources import ResourceError, resolution  # noqa: E402
 from textattack_secondorder.resources import proposers as wp  # noqa: E402
-from textattack_secondorder.resources import resolution  # noqa: E402
 from textattack_secondorder.transformations.neighborhood import select_neighbor_words  # noqa: E402
-
 
 VOCAB = [
     "[PAD]",

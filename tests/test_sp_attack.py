@@ -6,8 +6,8 @@ import textattack
 from textattack.attack_results import FailedAttackResult, SuccessfulAttackResult
 
 from textattack_secondorder.attack_recipes import SPAttack
-from textattack_secondorder.metrics.asr1 import ASR1
 from textattack_secondorder.evaluation.flip_capability import FlipCapability, FlipCapabilityResult
+from textattack_secondorder.metrics.asr1 import ASR1
 
 
 class Planted(textattack.models.wrappers.ModelWrapper):

@@ -245,8 +245,9 @@ def test_training_refuses_non_positive_steps_and_unknown_mixes(word_cnn):
 
 # ----------------------------------------------------------------------------- defend command
 def tiny_bert_dir(folder, vocab):
-    from conftest import bert_tokenizer
     from transformers import BertConfig, BertForSequenceClassification
+
+    from conftest import bert_tokenizer
 
     folder.mkdir(parents=True, exist_ok=True)
     tok = bert_tokenizer(vocab, model_max_length=32)
@@ -363,7 +364,6 @@ def test_benchmark_interval_is_a_t_interval():
 def test_benchmark_paper_scale_settings_and_cpu_run_on_a_tiny_bert(tmp_path, tiny_setup, monkeypatch):
     """``--paper-scale`` gives the paper's settings; the whole loop runs on a tiny random BERT (no network)."""
     import test_sp_attack as stubs
-
     from textattack_secondorder.attack_recipes import SPAttack
 
     bench = load_benchmark()

@@ -40,9 +40,8 @@ import random
 from collections import Counter
 from pathlib import Path
 
-
-from ..shared.text import match_case
 from ..shared.files import atomic_write_text
+from ..shared.text import match_case
 
 logger = logging.getLogger(__name__)
 

@@ -58,9 +58,8 @@ def run(args):
     import pandas as pd
 
     from ..evaluation import meaning as mp
-    from ..shared.files import atomic_write_text
-
     from ..plugin.extensions import UsageError
+    from ..shared.files import atomic_write_text
 
     seq2seq = [args.src, args.adv, args.out_orig, args.out_adv, args.ref]
     if args.log and any(seq2seq):

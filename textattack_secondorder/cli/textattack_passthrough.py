@@ -35,8 +35,8 @@ def run(args):
     register()
     if "--asr1" in args.rest:
         # ASR1 (Xu et al.): success rate counting only one-word adversarial examples
-        from textattack_secondorder.plugin.extensions import EXTRA_METRICS
         from textattack_secondorder.metrics.asr1 import ASR1, ROW
+        from textattack_secondorder.plugin.extensions import EXTRA_METRICS
 
         args.rest = [a for a in args.rest if a != "--asr1"]
         EXTRA_METRICS[ROW] = ASR1()

@@ -8,7 +8,6 @@ Add it to any TextAttack run — ``textattack.AttackArgs(metrics={"ASR1 (%):": A
 from textattack.attack_results import FailedAttackResult, SuccessfulAttackResult
 from textattack.metrics import Metric
 
-
 ROW = "ASR1 (one-word success rate %):"  # the summary-table row name our commands give it
 
 

