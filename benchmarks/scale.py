@@ -18,6 +18,7 @@ Writes benchmarks/results/scale.json.
 """
 
 import argparse
+import functools
 import json
 import platform
 import time
@@ -77,7 +78,8 @@ def kappa_part(args):
     for n in args.workers:
         options = ClusterOptions(ray="local", shards=args.kappa_shards, workers=n, threads_per_worker=1)
         (result, stats), wall = with_ray(
-            lambda: compute_flip_capability_sharded(
+            functools.partial(
+                compute_flip_capability_sharded,
                 args.kappa_model,
                 examples,
                 options,
@@ -117,7 +119,9 @@ def sweep_part(args):
         out = tempfile.mkdtemp(prefix=f"scale-sweep-{n}-")
         options = ClusterOptions(ray="local", shards=args.sweep_shards, workers=n, threads_per_worker=1)
         (table, stats), wall = with_ray(
-            lambda: run_attack_sweep(args.sweep_victims, [args.sweep_recipe], examples, out, options, progress=False)
+            functools.partial(
+                run_attack_sweep, args.sweep_victims, [args.sweep_recipe], examples, out, options, progress=False
+            )
         )
         tables.append(
             pd.concat(

@@ -59,7 +59,7 @@ class BoW(textattack.models.wrappers.ModelWrapper):
         self.vocab = {w: i for i, w in enumerate(sorted({w for t, _ in data for w in t.split()}))}
         self.model = torch.nn.Linear(len(self.vocab), 2)
         x = self._x([t for t, _ in data])
-        y = torch.tensor([l for _, l in data])
+        y = torch.tensor([label for _, label in data])
         opt = torch.optim.Adam(self.model.parameters(), lr=0.1)
         for _ in range(epochs):
             opt.zero_grad()

@@ -45,8 +45,7 @@ class Wrapper:
 
 
 @pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory):
-    d = tmp_path_factory.mktemp("bert")
+def tiny_bert():
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "##s", "42", ",", "the", "a"] + WORDS
     tok = bert_tokenizer(vocab)
     torch.manual_seed(0)

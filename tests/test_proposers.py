@@ -52,10 +52,9 @@ VOCAB = [
 
 
 @pytest.fixture(scope="module")
-def tiny_mlm(tmp_path_factory):
+def tiny_mlm():
     from transformers import BertConfig, BertForMaskedLM
 
-    d = tmp_path_factory.mktemp("tinybert")
     tok = bert_tokenizer(VOCAB)
     torch.manual_seed(0)
     cfg = BertConfig(

@@ -8,9 +8,7 @@ and the benchmark's paper-scale path (a tiny random BERT, no network).
 import json
 import math
 import random
-import sys
 
-import numpy as np
 import pytest
 import torch
 

@@ -38,8 +38,6 @@ class BiasCheck(Check):
     }
 
     def evaluate(self, context, folder):
-        import base64
-
         from ..evaluation.bias import CounterfactualBias
         from ..evaluation.bias.sharded import BiasTask
         from ..transformations.neighborhood import WordSwapNeighborhood
@@ -79,10 +77,13 @@ class BiasCheck(Check):
             "max_abs_b": abs(worst_b["B"]) if worst_b else None,
             "ci_excess": worst_ci["ci_excess"] if worst_ci else None,
         }
-        fmt = lambda r: (
-            f"{r['pair']} at k={r['k']}: B = {r['B']:+.4f}, 95% interval [{r['ci_low']:+.4f}, "
-            f"{r['ci_high']:+.4f}], {r['sentences']} sentences from {r['sources']} sources"
-        )
+
+        def fmt(r):
+            return (
+                f"{r['pair']} at k={r['k']}: B = {r['B']:+.4f}, 95% interval [{r['ci_low']:+.4f}, "
+                f"{r['ci_high']:+.4f}], {r['sentences']} sentences from {r['sources']} sources"
+            )
+
         none = (
             f"no pair of {s['pairs']!r} has {s['min_sources']} source sentences among the {len(examples)} (min_sources)"
         )

@@ -22,7 +22,10 @@ DEFAULT_SHARD_SIZE = 10  # most examples per shard when --shards is not given (a
 
 def cell_name(model, recipe):
     """File-name-safe ``<model>__<recipe>`` of a cell."""
-    clean = lambda s: re.sub(r"[^A-Za-z0-9._=-]+", "_", Path(s.split("^")[0]).stem if s.endswith(".py") else s)
+
+    def clean(s):
+        return re.sub(r"[^A-Za-z0-9._=-]+", "_", Path(s.split("^")[0]).stem if s.endswith(".py") else s)
+
     return f"{clean(model)}__{clean(recipe)}".strip("_")
 
 

@@ -212,7 +212,7 @@ class CounterfactualBias:
                     records.append((k, sid, " ".join(ws), float(d)))
             if k == 0 and self.filter_epsilon is not None:
                 naive = {}
-                for kk, sid, _, d in records:
+                for _level, sid, _, d in records:
                     naive.setdefault(sid, []).append(d)
                 keep = {s for s, ds in naive.items() if abs(float(np.mean(ds))) <= self.filter_epsilon}
                 records = [r for r in records if r[1] in keep]

@@ -97,7 +97,7 @@ def euba_flips(clf, ids, positions, label, vocab_ids, emb_v_minus_mask, m, phase
             if not block:
                 continue
             labels = _verify(clf, base, [(positions[k], int(vocab_ids[w])) for k, w in block])
-            for (k, w), pred in zip(block, labels):
+            for (_, w), pred in zip(block, labels):
                 if success[w]:  # flipped earlier in this block: the sequential algorithm skips it
                     continue
                 queries += 1

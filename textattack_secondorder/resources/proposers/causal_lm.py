@@ -132,7 +132,7 @@ class CausalLMProposer(WordProposer):
                 fi = torch.gather(li, 1, fi)
             fv, fi = fv[:, :top_k].tolist(), fi[:, :top_k].tolist()
             q = 0
-            for r, s in enumerate(batch):
+            for s in batch:
                 for j in range(len(positions[s])):
                     out[s][j] = [(self._words[c], v) for c, v in zip(fi[q], fv[q])]
                     q += 1
@@ -200,7 +200,7 @@ class CausalLMProposer(WordProposer):
         h = self._body(ids.to(self.device), mask.to(self.device), pos_ids.to(self.device))
         W = self.model.get_output_embeddings().weight
         rows_r, rows_c = [], []
-        for r, s in enumerate(batch):
+        for r in range(len(batch)):
             for j in range(n_pos[r]):
                 rows_r.extend([r] * k)
                 rows_c.extend(range(T + j * k, T + (j + 1) * k))
