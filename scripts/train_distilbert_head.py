@@ -383,8 +383,8 @@ def main(argv=None):
         "train_targets_from_lowercase_lines": n_lower,
         "of_which_capitalised_input": n_cap,
         "train_targets_from_mr_sentences": n_mr,
-        "optimizer": f"AdamW lr {args.lr} wd 0.01, {'bfloat16 autocast, ' if args.bf16 else ''}batch {BATCH}, warm-up {warmup} steps, cosine over "
-        f"{args.epochs} epochs",
+        "optimizer": f"AdamW lr {args.lr} wd 0.01, {'bfloat16 autocast, ' if args.bf16 else ''}batch {BATCH}, "
+        f"warm-up {warmup} steps, cosine over {args.epochs} epochs",
         "epochs_done": st["epoch"],
         "epochs_planned": args.epochs,
         "history": st["history"],

@@ -233,7 +233,7 @@ def test_robustness_resumes_after_sigkill(tmp_path):
     assert len(list((out / "parts").glob("*.json"))) == 6
 
 
-# ------------------------------------------------------------------ textattack attack --checkpoint-interval / attack-resume
+# ------------------------------------------------ textattack attack --checkpoint-interval / attack-resume
 SO_VOCAB = [
     "[PAD]",
     "[UNK]",
@@ -251,7 +251,8 @@ SO_VOCAB = [
     "and",
     "cast",
 ] + WORDS
-# row 5 repeats row 1 after the first checkpoint (3 rows): only a resumed guard that replays rows 0-2 calls it a duplicate
+# row 5 repeats row 1 after the first checkpoint (3 rows): only a resumed guard that replays rows 0-2 calls it a
+# duplicate
 SO_ROWS = [
     ("a good film", 1),
     ("the plot is dull", 0),

@@ -1,4 +1,5 @@
-"""Base class of our recipes: named parameters with paper defaults, checked, and the input guard (docs/methods.md §6)."""
+"""Base class of our recipes: named parameters with paper defaults, checked, and the input guard
+(docs/methods.md §6)."""
 
 from textattack.attack_recipes import AttackRecipe
 

@@ -8,7 +8,8 @@ the misclassified candidates by similarity and fluency.
 
     textattack-so flip-capability --model mr-cnn --dataset mr --split train --num-examples 1000 \\
         --out results/kappa_mr-cnn.json
-    textattack attack --recipe "sp-attack^kappa='results/kappa_mr-cnn.json'" --model-from-file recipes/models/mr_cnn.py ...
+    textattack attack --recipe "sp-attack^kappa='results/kappa_mr-cnn.json'" \\
+        --model-from-file recipes/models/mr_cnn.py ...
 
 Without ``kappa`` the recipe computes κ first with EUBA on ``kappa_examples``
 training sentences of ``kappa_dataset`` (the model's own training data: MR by default,

@@ -334,7 +334,8 @@ class SPDefenseAugmenter:
         return [self.augment(t) for t in text_list]
 
     def __repr__(self):
-        return f"SPDefenseAugmenter(mode={self.mode!r}, model={type(self.model_wrapper).__name__ if self.model_wrapper else None})"
+        model = type(self.model_wrapper).__name__ if self.model_wrapper else None
+        return f"SPDefenseAugmenter(mode={self.mode!r}, model={model})"
 
 
 def augment_examples(examples, model=None, mode="mix", special_words=None, seed=0, **kwargs):

@@ -117,7 +117,8 @@ def write_junit(path, config, verdicts, elapsed):
 CSS = """
 body{font-family:-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;background:#f4f6f9;color:#1f2933}
 main{max-width:1100px;margin:0 auto;padding:24px 32px 48px}
-h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:30px 0 10px;border-bottom:1px solid #d5dbe3;padding-bottom:4px}
+h1{font-size:24px;margin:0 0 4px}
+h2{font-size:18px;margin:30px 0 10px;border-bottom:1px solid #d5dbe3;padding-bottom:4px}
 .sub{color:#52606d;font-size:13px;margin-bottom:18px}
 .banner{padding:12px 18px;border-radius:8px;font-size:18px;font-weight:600;margin-bottom:16px;color:#fff}
 .banner.pass{background:#1e7b34}.banner.fail{background:#b42318}

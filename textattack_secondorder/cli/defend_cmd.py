@@ -23,7 +23,8 @@ def add_parser(subparsers):
     p.add_argument(
         "--freeze-embeddings",
         action="store_true",
-        help="keep the input embeddings fixed (default: train them; frozen, SP-Defense barely moves rho on word models)",
+        help="keep the input embeddings fixed "
+        "(default: train them; frozen, SP-Defense barely moves rho on word models)",
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="output model directory (use with `textattack attack --model OUT`)")
@@ -86,6 +87,7 @@ def run(args):
     write_skipped(skipped, f"{args.out}/skipped_rows.csv")
     print(
         f"{args.defense}: {args.steps} steps in {seconds:.1f} s; test accuracy "
-        f"{'n/a' if before is None else f'{before:.4f}'} -> {'n/a' if after is None else f'{after:.4f}'}; saved {args.out}"
+        f"{'n/a' if before is None else f'{before:.4f}'} -> {'n/a' if after is None else f'{after:.4f}'}; "
+        f"saved {args.out}"
     )
     return 0

@@ -22,7 +22,8 @@ logger = logging.getLogger(__name__)
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "meaning",
-        help="meaning preservation of adversarial examples: source chrF, target RDchrF, success rate (Michel et al. 2019)",
+        help="meaning preservation of adversarial examples: source chrF, target RDchrF, success rate "
+        "(Michel et al. 2019)",
         description="Judge perturbations as Michel et al. (NAACL 2019) / TEAPOT do: source-side chrF s_src(x, x̂), "
         "target-side relative destruction d_tgt (RDchrF for seq2seq, 0/1 label agreement for classifiers) and the "
         "success rule 1 - s_src < d_tgt. Give either --log (a TextAttack CSV attack log) or the five text files "

@@ -179,7 +179,8 @@ def victim_dir(name, train_if_missing=True):
     if not is_trained(name):
         if not train_if_missing:
             raise FileNotFoundError(
-                f"Victim {name} is not trained yet ({victim_path(name)}). Run `textattack-so train-victims --names {name}`."
+                f"Victim {name} is not trained yet ({victim_path(name)}). "
+                f"Run `textattack-so train-victims --names {name}`."
             )
         train_victim(name)
     return victim_path(name)
