@@ -312,6 +312,47 @@ def test_textattack_so_negative_num_examples_exits_2_in_one_line():
     assert "Traceback" not in out.stderr
 
 
+def _user_error_classes():
+    from textattack_secondorder.checks.config import ConfigError
+    from textattack_secondorder.distributed import ClusterError
+    from textattack_secondorder.models.probe import ModelProbeError
+    from textattack_secondorder.models.token_classifier import GradientAccessError
+    from textattack_secondorder.plugin.extensions import UsageError
+    from textattack_secondorder.plugin.recipe_params import RecipeParameterError
+    from textattack_secondorder.resources import ResourceError
+
+    return [
+        ClusterError,
+        ConfigError,
+        ResourceError,
+        RecipeParameterError,
+        UsageError,
+        ModelProbeError,
+        GradientAccessError,
+    ]
+
+
+@pytest.mark.parametrize("error", _user_error_classes(), ids=lambda c: c.__name__)
+def test_user_errors_are_one_line_and_exit_2_on_both_command_lines(monkeypatch, capfd, error):
+    """One decision (shared/errors.py: UserError) for `textattack-so` and the stock `textattack` command line."""
+    from textattack_secondorder import resources
+    from textattack_secondorder.cli import main
+    from textattack_secondorder.plugin import extensions
+
+    def fail(*_args, **_kwargs):
+        raise error("planted: bad value")
+
+    monkeypatch.setattr(resources, "describe", fail)  # what `textattack-so resources` runs first
+    capfd.readouterr()
+    assert main(["resources"]) == 2
+    err = capfd.readouterr().err.strip()
+    assert err == "textattack-so resources: error: planted: bad value"
+
+    monkeypatch.setattr(extensions, "_check_command_args", fail)  # what `textattack attack` runs first
+    code, _, err = stock_textattack(capfd, "attack", "--recipe", "textfooler", "--model-from-file", "absent.py")
+    assert code == 2 and err.strip() == "textattack: error: planted: bad value", err[-2000:]
+
+
 def test_stock_cli_bad_recipe_parameter_exits_2_without_traceback(tmp_path, capfd):
     (tmp_path / "model.py").write_text(
         "import numpy as np, textattack\n"

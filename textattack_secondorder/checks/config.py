@@ -8,6 +8,8 @@ import os
 import sys
 from dataclasses import dataclass, field
 
+from ..shared.errors import UserError
+
 TOP_KEYS = {
     "model": (str, "the victim, in any --model form (mr-cnn, a model folder, file.py^variable, a hub id)"),
     "dataset": (str, "mr, a CSV with text,label columns, or a text file"),
@@ -30,7 +32,7 @@ RUN_KEYS = {
 CHECK_KEYS = ("kind", "name", "metric", "threshold", "settings")
 
 
-class ConfigError(ValueError):
+class ConfigError(ValueError, UserError):
     """A bad gate configuration: one line naming the key and the valid choices (exit code 2)."""
 
 

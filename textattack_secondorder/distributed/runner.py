@@ -21,12 +21,14 @@ import os
 import time
 from dataclasses import dataclass, field
 
+from ..shared.errors import UserError
+
 logger = logging.getLogger(__name__)
 
 LOCAL = "local"  # --ray without an address: start a Ray instance on this machine
 
 
-class ClusterError(RuntimeError):
+class ClusterError(RuntimeError, UserError):
     """Ray is missing or the cluster cannot be reached (one line, exit code 2)."""
 
 

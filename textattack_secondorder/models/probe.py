@@ -10,11 +10,13 @@ same check for any later call.
 
 import numpy as np
 
+from ..shared.errors import UserError
+
 # Ordinary sentences every text classifier can take: the probe always has two rows.
 PROBE_TEXTS = ("the film is good and the acting is fine .", "a dull , boring movie .")
 
 
-class ModelProbeError(ValueError):
+class ModelProbeError(ValueError, UserError):
     """The victim's outputs cannot be used (names the model and what it returned)."""
 
 

@@ -10,12 +10,13 @@ import re
 
 import numpy as np
 
+from ..shared.errors import UserError
 from .prediction import predict_logits
 
 _LETTERS = re.compile(r"^[^\W\d_]+$")
 
 
-class GradientAccessError(TypeError):
+class GradientAccessError(TypeError, UserError):
     """The victim gives no access to its input embeddings and tokenizer (one line, exit code 2)."""
 
 

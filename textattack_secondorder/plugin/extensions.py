@@ -37,24 +37,15 @@ import json
 import sys
 from collections import OrderedDict
 
+from ..shared.errors import UserError
 from .recipe_params import SPLIT, parse_recipe_params
 
 # Summary rows added to every run of this process (``textattack-so attack --asr1`` fills it).
 EXTRA_METRICS = {}
 
 
-class UsageError(ValueError):
+class UsageError(ValueError, UserError):
     """A command-line value that is not allowed (one line, exit code 2)."""
-
-
-def user_errors():
-    """Exceptions that mean a bad parameter, resource or victim: one line and exit code 2, no traceback."""
-    from ..models.probe import ModelProbeError
-    from ..models.token_classifier import GradientAccessError
-    from ..resources.resolution import ResourceError
-    from .recipe_params import RecipeParameterError
-
-    return (UsageError, RecipeParameterError, ResourceError, ModelProbeError, GradientAccessError)
 
 
 def _once(owner, attr, make):
@@ -258,7 +249,7 @@ def _extend_attack_resume():
             try:
                 model_wrapper = ModelArgs._create_model_from_args(saved)
                 attack = CommandLineAttackArgs._create_attack_from_args(saved, model_wrapper)
-            except user_errors() as e:
+            except UserError as e:
                 print(f"textattack: error: {e}", file=sys.stderr)
                 sys.exit(2)
             dataset = DatasetArgs._create_dataset_from_args(saved)
@@ -312,7 +303,7 @@ def _extend_commands():
             try:
                 _check_command_args(args)
                 return original(self, args)
-            except user_errors() as e:
+            except UserError as e:
                 print(f"textattack: error: {e}", file=sys.stderr)
                 sys.exit(2)
 

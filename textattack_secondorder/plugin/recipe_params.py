@@ -8,10 +8,12 @@ Recipe parameters are Python literals, as TextAttack evaluates them:
 import ast
 from collections.abc import KeysView
 
+from ..shared.errors import UserError
+
 SPLIT = "^"  # textattack.shared.utils.ARGS_SPLIT_TOKEN
 
 
-class RecipeParameterError(ValueError):
+class RecipeParameterError(ValueError, UserError):
     """A recipe parameter that is unknown or has a value that is not allowed (one line: recipe, parameter,
     value, what is allowed)."""
 

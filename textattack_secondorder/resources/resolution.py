@@ -13,10 +13,11 @@ import os
 import socket
 from dataclasses import dataclass
 
+from ..shared.errors import UserError
 from .slots import SLOTS, offline_missing
 
 
-class ResourceError(RuntimeError):
+class ResourceError(RuntimeError, UserError):
     """A slot cannot be filled, or what it resolves to cannot be loaded."""
 
 
