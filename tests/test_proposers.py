@@ -229,3 +229,14 @@ def test_gemma_proposer_batched_equals_single():
     one = p.propose(sents[1:], pos[1:], top_k=5)
     assert [t for t, _ in one[0][1]] == [t for t, _ in both[1][1]]
     assert all(p.is_word(t) for per in both for c in per for t, _ in c)
+
+
+def test_masked_text_windows_around_the_word():
+    """One masking rule for the masked-LM proposers (masked-lm, minilm-mlm, distilbert-onnx)."""
+    from textattack_secondorder.resources.proposers.base import masked_text
+
+    words = [str(n) for n in range(10)]
+    assert masked_text(words, 5, "[M]", 200) == "0 1 2 3 4 [M] 6 7 8 9"
+    assert masked_text(words, 0, "[M]", 4) == "[M] 1 2 3"
+    assert masked_text(words, 9, "[M]", 4) == "6 7 8 [M]"
+    assert masked_text(words, 5, "[M]", 4) == "3 4 [M] 6"

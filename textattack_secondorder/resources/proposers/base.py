@@ -137,6 +137,18 @@ def flatten_requests(sentences, positions):
     return reqs
 
 
+def masked_text(words, i, mask, max_words):
+    """The input of a masked-LM proposer for word ``i``: ``words`` with word ``i`` replaced by ONE ``mask``
+    token, joined by spaces; a sentence longer than ``max_words`` is cut to a window of ``max_words``
+    words around ``i`` (shifted inwards at either end)."""
+    lo = max(0, i - max_words // 2)
+    hi = min(len(words), lo + max_words)
+    lo = max(0, hi - max_words)
+    ws = list(words[lo:hi])
+    ws[i - lo] = mask
+    return " ".join(ws)
+
+
 class TokenNormalizer:
     """Maps vocabulary ids to normalised strings: word starts bare, continuations ``##``-prefixed."""
 

@@ -24,7 +24,7 @@ import re
 from pathlib import Path
 
 from ..resolution import ResourceError
-from .base import DEFAULT_TOP_K, WORD_PATTERN, WordProposer, flatten_requests
+from .base import DEFAULT_TOP_K, WORD_PATTERN, WordProposer, flatten_requests, masked_text
 
 HEAD_FILE = "distilbert_mlm_head.safetensors"
 EXTRA = "pip install 'textattack-secondorder[distilbert]'"
@@ -287,12 +287,7 @@ class DistilBertOnnxProposer(WordProposer):
         )
 
     def _masked_text(self, words, i, lower):
-        lo = max(0, i - self.max_words // 2)
-        hi = min(len(words), lo + self.max_words)
-        lo = max(0, hi - self.max_words)
-        ws = list(words[lo:hi])
-        ws[i - lo] = MASK
-        text = " ".join(ws)
+        text = masked_text(words, i, MASK, self.max_words)
         if lower and self.casing == "capitalize":
             text = capitalize_text(text)
         return text

@@ -2,7 +2,15 @@
 
 import os
 
-from .base import DEFAULT_TOP_K, TokenNormalizer, WordProposer, flatten_requests, resolve_dtype, topk_rows
+from .base import (
+    DEFAULT_TOP_K,
+    TokenNormalizer,
+    WordProposer,
+    flatten_requests,
+    masked_text,
+    resolve_dtype,
+    topk_rows,
+)
 
 
 class MaskedLMProposer(WordProposer):
@@ -58,14 +66,6 @@ class MaskedLMProposer(WordProposer):
     def extra_repr(self):
         return f"model={self.model_name!r}, " + super().extra_repr()
 
-    def _masked_text(self, words, i):
-        lo = max(0, i - self.max_words // 2)
-        hi = min(len(words), lo + self.max_words)
-        lo = max(0, hi - self.max_words)
-        ws = list(words[lo:hi])
-        ws[i - lo] = self.tokenizer.mask_token
-        return " ".join(ws)
-
     def propose(self, sentences, positions, top_k=DEFAULT_TOP_K):
         import torch
 
@@ -74,7 +74,7 @@ class MaskedLMProposer(WordProposer):
         mask_id = self.tokenizer.mask_token_id
         for b in range(0, len(reqs), self.batch_size):
             chunk = reqs[b : b + self.batch_size]
-            texts = [self._masked_text(sentences[s], i) for s, _, i in chunk]
+            texts = [masked_text(sentences[s], i, self.tokenizer.mask_token, self.max_words) for s, _, i in chunk]
             enc = self.tokenizer(texts, padding=True, truncation=True, max_length=self._max_len, return_tensors="pt")
             ids = enc["input_ids"]
             is_mask = ids == mask_id

@@ -161,7 +161,6 @@ class MiniLMMLMProposer(WordProposer):
     def extra_repr(self):
         return f"addon={str(self.addon_path)!r}, " + super().extra_repr()
 
-    _masked_text = MaskedLMProposer._masked_text
     propose = MaskedLMProposer.propose  # same batching; only the model call differs
 
     def _mask_logits(self, enc, mask_pos):
