@@ -240,3 +240,15 @@ def test_masked_text_windows_around_the_word():
     assert masked_text(words, 0, "[M]", 4) == "[M] 1 2 3"
     assert masked_text(words, 9, "[M]", 4) == "6 7 8 [M]"
     assert masked_text(words, 5, "[M]", 4) == "3 4 [M] 6"
+
+
+def test_both_proposer_transformations_take_a_proposer_the_same_way():
+    """One rule (resources.word_proposer): an object as it is; dtype only when the masked LM is loaded here."""
+    from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
+    from textattack_secondorder.transformations.word_swap_proposer import WordSwapProposer
+
+    given = object()
+    for cls in (WordSwapNeighborhood, WordSwapProposer):
+        assert cls(proposer=given).proposer is given
+        with pytest.raises(ValueError, match="dtype applies when the masked LM is loaded here"):
+            cls(proposer=given, dtype="bfloat16")

@@ -185,7 +185,7 @@ def test_device_and_batch_size_reach_the_masked_lm_and_the_victim(monkeypatch):
         asked.append(device)
         return ContextProposer()
 
-    monkeypatch.setattr(resources, "load_word_proposer", fake_loader)
+    monkeypatch.setattr(resources.loaders, "load_word_proposer", fake_loader)  # what resources.word_proposer calls
     attack = build_attack("so-beam^perplexity=False", HashModel(), device="cuda", batch_size=7)
     assert asked == ["cuda"]
     assert attack.goal_function.batch_size == 7 and attack.transformation.proposer.batch_size == 7

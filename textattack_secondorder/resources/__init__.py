@@ -24,6 +24,7 @@ from .loaders import (
     load_word_proposer,
     load_word_vectors,
     sentence_encoder_constraint,
+    word_proposer,
 )
 from .paths import cache_dir, data_path
 from .resolution import Resolution, ResourceError, hub_available, in_hf_cache, require, resolve
@@ -49,4 +50,5 @@ __all__ = [
     "require",
     "resolve",
     "sentence_encoder_constraint",
+    "word_proposer",
 ]

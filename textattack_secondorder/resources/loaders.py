@@ -172,6 +172,19 @@ def load_word_proposer(value=None, device=None, **kwargs):
     return load("masked_lm", value, device=device, **kwargs)
 
 
+def word_proposer(proposer=None, device=None, dtype=None):
+    """A transformation's ``proposer`` argument made a :class:`~.proposers.WordProposer`.
+
+    An object is taken as it is; a name or path of the masked-LM slot, or ``None`` (the slot's
+    default), is loaded here on ``device`` with ``dtype``, which only then applies.
+    """
+    if proposer is None or isinstance(proposer, str):
+        return load_word_proposer(proposer, device=device, dtype=dtype)
+    if dtype is not None:
+        raise ValueError("dtype applies when the masked LM is loaded here; build the proposer object with it")
+    return proposer
+
+
 def load_causal_lm(value=None, device=None):
     """A :class:`~.perplexity.CausalLMScorer` for the causal-LM slot (one per value and device)."""
     return load("causal_lm", value, device=device)

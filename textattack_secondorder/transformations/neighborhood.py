@@ -16,6 +16,7 @@ import logging
 
 from textattack.transformations import Transformation
 
+from ..resources import word_proposer
 from ..shared.text import match_case, swap_words_at
 
 logger = logging.getLogger(__name__)
@@ -65,13 +66,7 @@ class WordSwapNeighborhood(Transformation):
     """
 
     def __init__(self, proposer=None, kappa=KAPPA, delta=DELTA, max_words_per_position=None, device=None, dtype=None):
-        if proposer is None or isinstance(proposer, str):
-            from ..resources import load_word_proposer
-
-            proposer = load_word_proposer(proposer, device=device, dtype=dtype)
-        elif dtype is not None:
-            raise ValueError("dtype applies when the masked LM is loaded here; build the proposer object with it")
-        self.proposer = proposer
+        self.proposer = word_proposer(proposer, device=device, dtype=dtype)
         self.kappa = int(kappa)
         self.delta = float(delta)
         self.max_words_per_position = max_words_per_position
