@@ -216,9 +216,9 @@ class SPDefenseAugmenter:
         if vocab_data == "auto":
             vocab_data = "mr" if isinstance(model, str) and model.startswith("mr-") else None
         if isinstance(model, str):
-            from ..models.loading import load_model_wrapper as load_model
+            from ..models.loading import load_model_wrapper
 
-            model = load_model(model, device=device)
+            model = load_model_wrapper(model, device=device)
         self.model_wrapper = model
         self.clf = None
         if model is not None:

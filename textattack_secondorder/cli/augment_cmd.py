@@ -47,9 +47,9 @@ def run(args):
     labels = df[args.label_column].tolist() if has_label else [None] * len(df)
     model = None
     if args.model:
-        from ..models.loading import load_model_wrapper as load_model
+        from ..models.loading import load_model_wrapper
 
-        model = load_model(args.model)
+        model = load_model_wrapper(args.model)
     good, skipped = screen_rows(
         list(zip(df[args.text_column].tolist(), labels)), model, labelled=has_label, indexed=True
     )

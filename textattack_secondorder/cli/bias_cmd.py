@@ -1,7 +1,7 @@
 """``textattack-so bias``: counterfactual token bias B_{p,k} over natural neighbourhoods (Zhang et al. 2021, §4)."""
 
 from ..datasets.examples import load_examples
-from ..models.loading import load_model_wrapper as load_model
+from ..models.loading import load_model_wrapper
 from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
 
 
@@ -57,7 +57,7 @@ def run(args):
     from ..evaluation.bias.sharded import BiasTask
     from ..transformations.neighborhood import WordSwapNeighborhood
 
-    model = load_model(args.model, args.device, args.model_batch_size)
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size)
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     good, skipped = screen_rows(examples, model, labelled=False)
     texts = [t for t, _ in good]

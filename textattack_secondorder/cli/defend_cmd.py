@@ -1,7 +1,7 @@
 """``textattack-so defend``: fine-tune a classifier with SP-Defense (or the Rand baseline) and save it."""
 
 from ..datasets.examples import load_examples
-from ..models.loading import load_model_wrapper as load_model
+from ..models.loading import load_model_wrapper
 from .common import add_dataset_args, add_model_args, positive_int, screen_rows, write_skipped
 
 
@@ -37,7 +37,7 @@ def run(args):
     from ..defense import save_model, train_defense
     from ..models.token_classifier import TokenClassifier
 
-    model = load_model(args.model, args.device, args.model_batch_size)
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size)
     TokenClassifier.require_access(model, "SP-Defense training", name=args.model)  # one line, exit code 2
     train = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     train, skipped = screen_rows(train, model)

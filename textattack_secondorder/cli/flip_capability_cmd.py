@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from ..datasets.examples import load_examples
-from ..models.loading import load_model_wrapper as load_model
+from ..models.loading import load_model_wrapper
 from ..models.token_classifier import TokenClassifier
 from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
 
@@ -35,7 +35,7 @@ def add_parser(subparsers):
 
 
 def run(args):
-    model = load_model(args.model, args.device, args.model_batch_size)
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size)
     TokenClassifier.require_access(model, "flip capability κ/ρ", name=args.model)  # one line, exit code 2
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     if examples and all(label is None for _, label in examples):

@@ -11,7 +11,7 @@ import logging
 import time
 
 from ..datasets.examples import load_examples
-from ..models.loading import load_model_wrapper as load_model
+from ..models.loading import load_model_wrapper
 from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
 
 logger = logging.getLogger(__name__)
@@ -130,7 +130,9 @@ def _perturbations(args, examples, model):
         elif level == "adversarial":
             from ..plugin.registry import build_attack
 
-            attacked = load_model(args.surrogate, args.device, args.model_batch_size) if args.surrogate else model
+            attacked = (
+                load_model_wrapper(args.surrogate, args.device, args.model_batch_size) if args.surrogate else model
+            )
             # the attacks are sharded (--shards/--ray; docs/methods.md §7), each shard saved in OUT/parts/adversarial
             out.append(
                 rb.AdversarialPerturbation(
@@ -159,7 +161,7 @@ def run(args):
         from ..resources.synonyms import read_synonym_file
 
         read_synonym_file(args.synonyms)
-    model = load_model(args.model, args.device, args.model_batch_size)
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size)
     settings = {"model": args.model, "command": "textattack-so robustness"}
     if args.reuse:
         examples, sets = rb.load_sets(args.reuse)
