@@ -3,6 +3,7 @@
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -48,6 +49,16 @@ def test_import_is_cheap_and_does_not_import_torch():
     out = run([sys.executable, "-c", code])
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_every_subpackage_is_reachable_as_an_attribute_of_the_package():
+    import textattack_secondorder
+
+    folders = {p.parent.name for p in Path(textattack_secondorder.__file__).parent.glob("*/__init__.py")}
+    folders.discard("data")  # the shipped data folder (setup.py package_dir), not code
+    assert set(textattack_secondorder._SUBPACKAGES) == folders
+    for name in textattack_secondorder._SUBPACKAGES:
+        assert getattr(textattack_secondorder, name).__name__ == f"textattack_secondorder.{name}"
 
 
 def test_hook_is_installed_at_startup():
