@@ -1,4 +1,5 @@
 """Installable TextAttack plugin: second-order and single-word attacks, metrics and a defense."""
+
 import os
 
 from setuptools import find_packages, setup
@@ -117,8 +118,9 @@ setup(
         "use": ["tensorflow>=2.12", "tensorflow-hub>=0.14"],
         # Sharded runs on a Ray cluster (--ray): flip-capability, bias, attack-sweep (docs/methods.md §7).
         "ray": ["ray>=2.9,<3"],
-        # The tests start a real (local, two-node) Ray cluster.
-        "dev": ["pytest>=7", "pytest-timeout>=2", "ray>=2.9,<3"],
+        # The tests start a real (local, two-node) Ray cluster. ruff (lint and format, configured in
+        # pyproject.toml) is pinned: `ruff check` and `ruff format --check` in .ci/run give one verdict.
+        "dev": ["pytest>=7", "pytest-timeout>=2", "ray>=2.9,<3", "ruff==0.17.6"],
     },
     entry_points={
         "console_scripts": [

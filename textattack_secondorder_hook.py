@@ -21,6 +21,7 @@ none of our modules is mid-import; the finder also watches our own modules for t
 Set ``TEXTATTACK_SECONDORDER_NO_HOOK=1`` to switch it off; then call
 ``textattack_secondorder.register()`` yourself or use ``python -m textattack_secondorder``.
 """
+
 import os
 import sys
 
@@ -36,8 +37,11 @@ def _own(name):
 
 def _own_initializing(but=None):
     """Names of our modules that are being imported right now (``but`` excepted)."""
-    return [n for n, m in list(sys.modules.items())
-            if _own(n) and n != but and getattr(getattr(m, "__spec__", None), "_initializing", False)]
+    return [
+        n
+        for n, m in list(sys.modules.items())
+        if _own(n) and n != but and getattr(getattr(m, "__spec__", None), "_initializing", False)
+    ]
 
 
 def _after_textattack(finished=None):

@@ -13,6 +13,7 @@ The published figures printed beside the table are those of Jin et al. (2020, Ta
 TextFooler on MR). Writes benchmarks/results/baselines.json and .csv (resumable: a
 finished (victim, recipe, list) row is kept).
 """
+
 import argparse
 import json
 import random
@@ -57,11 +58,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--victims", nargs="+", default=["mr-cnn", "mr-lstm", "mr-bow", "mr-minilm"])
     ap.add_argument("--recipes", nargs="+", default=["textfooler-offline", "bae-offline", "alzantot-offline"])
-    ap.add_argument("--synonyms", nargs="+", default=["packaged="],
-                    help="LABEL=PATH synonym lists to run the list-based recipes with (PATH empty: the slot default)")
+    ap.add_argument(
+        "--synonyms",
+        nargs="+",
+        default=["packaged="],
+        help="LABEL=PATH synonym lists to run the list-based recipes with (PATH empty: the slot default)",
+    )
     ap.add_argument("--examples", type=int, default=100, help="MR test sentences per victim")
-    ap.add_argument("--examples-for", nargs="*", default=["mr-minilm=30"],
-                    help="VICTIM=N or RECIPE=N: fewer sentences for a slow victim or recipe")
+    ap.add_argument(
+        "--examples-for",
+        nargs="*",
+        default=["mr-minilm=30"],
+        help="VICTIM=N or RECIPE=N: fewer sentences for a slow victim or recipe",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=None, help="torch threads (1 is fastest on a shared machine)")
     ap.add_argument("--out", default=str(RESULTS / "baselines.json"))
@@ -102,10 +111,16 @@ def main():
                 params = {"synonyms": path} if path else {}
                 attack = attack_recipes()[recipe].build(model, **params)
                 t0 = time.perf_counter()
-                results = textattack.Attacker(attack, textattack.datasets.Dataset(test[:n]), textattack.AttackArgs(
-                    num_examples=n, silent=True, disable_stdout=True, random_seed=args.seed)).attack_dataset()
-                row = {**key, **attack_stats(results, time.perf_counter() - t0),
-                       "published": PUBLISHED.get((victim, recipe), "")}
+                results = textattack.Attacker(
+                    attack,
+                    textattack.datasets.Dataset(test[:n]),
+                    textattack.AttackArgs(num_examples=n, silent=True, disable_stdout=True, random_seed=args.seed),
+                ).attack_dataset()
+                row = {
+                    **key,
+                    **attack_stats(results, time.perf_counter() - t0),
+                    "published": PUBLISHED.get((victim, recipe), ""),
+                }
                 state["rows"].append(row)
                 save()
                 print(json.dumps(row), flush=True)

@@ -14,6 +14,7 @@ and the planted-bias experiment at a larger scale than the test.
 
 Writes benchmarks/results/bias.json.
 """
+
 import argparse
 import json
 import random
@@ -37,7 +38,9 @@ def plant(examples, rate, seed):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--victims", nargs="*", default=["mr-cnn", "mr-bow"], help="speed part; none to skip it")
-    ap.add_argument("--speed-sentences", type=int, default=None, help="MR test sentences for the speed part (default all 800)")
+    ap.add_argument(
+        "--speed-sentences", type=int, default=None, help="MR test sentences for the speed part (default all 800)"
+    )
     ap.add_argument("--planted-arch", default="cnn", choices=["cnn", "lstm", "bow"])
     ap.add_argument("--max-k", type=int, default=2)
     ap.add_argument("--pairs", default="gender")
@@ -69,9 +72,15 @@ def main():
         rep = bias.run(speed_test, args.pairs)
         secs = time.perf_counter() - t0
         n = len(rep.sentences)
-        out["speed"].append({"victim": victim, "sentences": n, "seconds": round(secs, 1),
-                             "sentences_per_second": round(n / secs, 1),
-                             "pairs_with_sources": int((rep.table["k"] == 0).sum())})
+        out["speed"].append(
+            {
+                "victim": victim,
+                "sentences": n,
+                "seconds": round(secs, 1),
+                "sentences_per_second": round(n / secs, 1),
+                "pairs_with_sources": int((rep.table["k"] == 0).sum()),
+            }
+        )
         print(json.dumps(out["speed"][-1]), flush=True)
 
     # planted experiment: word victim on MR with he/she planted, vs gender-swap augmented and unplanted training
@@ -86,10 +95,13 @@ def main():
     runs = (("planted", planted), ("gender-swap augmented", planted + swapped), ("not planted", train))
     for name, data in runs:
         model, tok, metrics = train_word_model(args.planted_arch, data, load_mr("test"), seed=args.seed, progress=False)
-        rep = CounterfactualBias(SOModelWrapper(model, tok), neighborhood, max_k=args.max_k, seed=args.seed,
-                                 progress=False).run(sources, "he/she")
+        rep = CounterfactualBias(
+            SOModelWrapper(model, tok), neighborhood, max_k=args.max_k, seed=args.seed, progress=False
+        ).run(sources, "he/she")
         for row in rep.table.to_dict(orient="records"):
-            out["planted"].append({"model": name, "arch": args.planted_arch, "test_accuracy": metrics.get("test_accuracy"), **row})
+            out["planted"].append(
+                {"model": name, "arch": args.planted_arch, "test_accuracy": metrics.get("test_accuracy"), **row}
+            )
             print(json.dumps(out["planted"][-1], default=float), flush=True)
     atomic_write_text(args.out, json.dumps(out, indent=2, default=float) + "\n")
 

@@ -10,6 +10,7 @@ with the constraint on and off: success, perturbed words, queries.
 
 Writes benchmarks/results/encoder_threshold.json.
 """
+
 import argparse
 import json
 import random
@@ -49,8 +50,14 @@ def main():
     textattack_secondorder.register()
     test = random.Random(args.seed + 1).sample(load_mr("test"), args.examples)
     swap = WordSwapSynonymList(load_synonyms(), max_candidates=50)
-    encoder = sentence_encoder_constraint(None, threshold=0.0, metric="angular", compare_against_original=False,
-                                          window_size=15, skip_text_shorter_than_window=True)
+    encoder = sentence_encoder_constraint(
+        None,
+        threshold=0.0,
+        metric="angular",
+        compare_against_original=False,
+        window_size=15,
+        skip_text_shorter_than_window=True,
+    )
     sims = []
     for text, _ in test:
         original = AttackedText(text)
@@ -58,16 +65,23 @@ def main():
         if candidates:  # the window scores the constraint compares with its threshold
             sims.extend(encoder._score_list(original, candidates).tolist())
     sims = np.array(sims)
-    result = {"victim": args.victim, "sentences": len(test), "single_swaps": int(sims.size),
-              "accepted_share": {f"{t:.4f}": round(float((sims >= t).mean()), 4) for t in args.thresholds},
-              "similarity_quantiles": {q: round(float(np.quantile(sims, q)), 4) for q in (0.05, 0.25, 0.5)},
-              "attacks": []}
+    result = {
+        "victim": args.victim,
+        "sentences": len(test),
+        "single_swaps": int(sims.size),
+        "accepted_share": {f"{t:.4f}": round(float((sims >= t).mean()), 4) for t in args.thresholds},
+        "similarity_quantiles": {q: round(float(np.quantile(sims, q)), 4) for q in (0.05, 0.25, 0.5)},
+        "attacks": [],
+    }
     model = load_victim(args.victim)
     for use in (True, False):
         attack = attack_recipes()["textfooler-offline"].build(model, use_sentence_encoder=use)
         t0 = time.perf_counter()
-        results = textattack.Attacker(attack, textattack.datasets.Dataset(test), textattack.AttackArgs(
-            num_examples=len(test), silent=True, disable_stdout=True, random_seed=args.seed)).attack_dataset()
+        results = textattack.Attacker(
+            attack,
+            textattack.datasets.Dataset(test),
+            textattack.AttackArgs(num_examples=len(test), silent=True, disable_stdout=True, random_seed=args.seed),
+        ).attack_dataset()
         result["attacks"].append({"use_sentence_encoder": use, **attack_stats(results, time.perf_counter() - t0)})
         print(json.dumps(result["attacks"][-1]), flush=True)
     atomic_write_text(Path(args.out), json.dumps(result, indent=2) + "\n")

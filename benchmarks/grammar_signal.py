@@ -18,6 +18,7 @@ Needs ``pip install quire-grammar`` (the checker; not a dependency of this packa
     python benchmarks/grammar_signal.py --examples benchmarks/results/second_order_proposers_examples.csv \\
         --judgement benchmarks/results/second_order_proposers_judgement.csv
 """
+
 import argparse
 import json
 import sys
@@ -56,14 +57,23 @@ def main(argv=None):
     rows = []
     for r in judged.itertuples():
         (fo, mo), (fv, mv) = flags(r.original), flags(r.perturbed)
-        rows.append({"masked_lm": r.masked_lm, "grammatical": int(r.grammatical), "adds_flags": fv > fo,
-                     "adds_tagger_flags": mv > mo})
+        rows.append(
+            {
+                "masked_lm": r.masked_lm,
+                "grammatical": int(r.grammatical),
+                "adds_flags": fv > fo,
+                "adds_tagger_flags": mv > mo,
+            }
+        )
     summary = {}
     for lm, df in pd.DataFrame(rows).groupby("masked_lm"):
         res = {}
         for name, g in (("judged_broken", df[df.grammatical == 0]), ("judged_fine", df[df.grammatical == 1])):
-            res[name] = {"examples": int(len(g)), "adds_flags": int(g.adds_flags.sum()),
-                         "adds_tagger_flags": int(g.adds_tagger_flags.sum())}
+            res[name] = {
+                "examples": int(len(g)),
+                "adds_flags": int(g.adds_flags.sum()),
+                "adds_tagger_flags": int(g.adds_tagger_flags.sum()),
+            }
         summary[lm] = res
         print(lm, json.dumps(res))
     atomic_write_text(args.out, json.dumps(summary, indent=2) + "\n")

@@ -11,6 +11,7 @@ a blind read: does the swap keep the label of the sentence?
 
 Writes benchmarks/results/patch_words.json and the two CSV files.
 """
+
 import argparse
 import json
 import random
@@ -56,8 +57,7 @@ def main():
     rows = pd.DataFrame(pairs).sample(frac=1.0, random_state=args.seed).reset_index(drop=True)
     rows.insert(0, "id", range(len(rows)))
     atomic_write_text(out.with_name("patch_words_key.csv"), rows.to_csv(index=False))
-    atomic_write_text(out.with_name("patch_words_blind.csv"),
-                      rows[["id", "text", "p1", "p2"]].to_csv(index=False))
+    atomic_write_text(out.with_name("patch_words_blind.csv"), rows[["id", "text", "p1", "p2"]].to_csv(index=False))
 
 
 if __name__ == "__main__":

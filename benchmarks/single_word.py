@@ -15,6 +15,7 @@ One run, same victims, same sentences:
 
 Writes benchmarks/results/single_word.json (resumable: finished parts are skipped).
 """
+
 import argparse
 import json
 import random
@@ -62,10 +63,10 @@ def main():
     import textattack
 
     import textattack_secondorder
-    from textattack_secondorder.plugin.registry import attack_recipes
     from textattack_secondorder.datasets.mr import load_mr
     from textattack_secondorder.evaluation.flip_capability import compute_flip_capability
     from textattack_secondorder.models import load_victim
+    from textattack_secondorder.plugin.registry import attack_recipes
     from textattack_secondorder.shared.files import atomic_write_text
 
     textattack_secondorder.register()
@@ -81,18 +82,23 @@ def main():
         kappa = None
         runs = [("euba", m) for m in args.ms] + ([] if args.skip_brute else [("brute", None)])
         for method, m in runs:
-            key = {"victim": victim, "method": method, "m": m, "vocab_limit": args.vocab_limit,
-                   "sentences": len(train)}
+            key = {"victim": victim, "method": method, "m": m, "vocab_limit": args.vocab_limit, "sentences": len(train)}
             if any(all(r.get(k) == v for k, v in key.items()) for r in state["kappa"]):
                 continue
             res = compute_flip_capability(model, train, method=method, m=m, vocab_limit=args.vocab_limit)
             if method == "euba" and m == 512 and not args.vocab_limit:
                 kappa = res  # the κ SP-Attack uses below
             s = res.summary()
-            state["kappa"].append({**key, "rho": round(100 * s["rho"], 2), "correct": s["correct"],
-                                   "vocabulary": s["vocabulary"],
-                                   "queries_per_sentence": round(s["queries_per_sentence"], 1),
-                                   "seconds_per_sentence": round(s["seconds_per_sentence"], 3)})
+            state["kappa"].append(
+                {
+                    **key,
+                    "rho": round(100 * s["rho"], 2),
+                    "correct": s["correct"],
+                    "vocabulary": s["vocabulary"],
+                    "queries_per_sentence": round(s["queries_per_sentence"], 1),
+                    "seconds_per_sentence": round(s["seconds_per_sentence"], 3),
+                }
+            )
             save()
             print(json.dumps(state["kappa"][-1]), flush=True)
         for recipe in args.recipes:
@@ -106,8 +112,11 @@ def main():
                 params["kappa"] = kappa
             attack = attack_recipes()[recipe].build(model, **params)
             t0 = time.perf_counter()
-            results = textattack.Attacker(attack, textattack.datasets.Dataset(test), textattack.AttackArgs(
-                num_examples=len(test), silent=True, disable_stdout=True, random_seed=args.seed)).attack_dataset()
+            results = textattack.Attacker(
+                attack,
+                textattack.datasets.Dataset(test),
+                textattack.AttackArgs(num_examples=len(test), silent=True, disable_stdout=True, random_seed=args.seed),
+            ).attack_dataset()
             state["attacks"].append({**key, **attack_stats(results, time.perf_counter() - t0)})
             save()
             print(json.dumps(state["attacks"][-1]), flush=True)

@@ -23,6 +23,7 @@ the table (mean and 95 % t-interval over seeds) is printed and written as ``<out
     # the paper's setting on a GPU (TextAttack's distilBERT fine-tuned on MR, from the hub; 20k batches):
     python benchmarks/sp_defense.py --paper-scale --device cuda
 """
+
 import argparse
 import json
 import math
@@ -43,11 +44,20 @@ _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--victims", nargs="+", default=["mr-cnn"], help="victim specs (names, dirs, hub ids)")
-    ap.add_argument("--models", nargs="+", default=["vanilla", "rand", "sp-defense"],
-                    choices=["vanilla", "continue", "rand", "sp-defense"])
+    ap.add_argument(
+        "--models",
+        nargs="+",
+        default=["vanilla", "rand", "sp-defense"],
+        choices=["vanilla", "continue", "rand", "sp-defense"],
+    )
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    ap.add_argument("--steps", nargs="+", type=int, default=[1000],
-                    help="fine-tuning batches; several values give a curve (0 = the victim itself)")
+    ap.add_argument(
+        "--steps",
+        nargs="+",
+        type=int,
+        default=[1000],
+        help="fine-tuning batches; several values give a curve (0 = the victim itself)",
+    )
     ap.add_argument("--lr", type=float, default=None, help="default: 2e-5 transformers, 1e-3 word models")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--rho-sentences", type=int, default=100, help="first N train (ρ, κ) and test (ρ*) sentences")
@@ -55,21 +65,33 @@ def parse_args(argv=None):
     ap.add_argument("--m", type=int, default=512, help="EUBA early stop")
     ap.add_argument("--vocab-limit", type=int, default=3000, help="first N vocabulary entries for ρ, ρ*, κ")
     ap.add_argument("--no-textfooler", action="store_true")
-    ap.add_argument("--sp-attack-lm", action="store_true",
-                    help="give SP-Attack its causal LM (default: a constant one; ASR does not depend on it)")
+    ap.add_argument(
+        "--sp-attack-lm",
+        action="store_true",
+        help="give SP-Attack its causal LM (default: a constant one; ASR does not depend on it)",
+    )
     ap.add_argument("--dataset", default="mr", help="training/test data of the victims ('mr' or a CSV)")
     ap.add_argument("--device", default=None)
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--workdir", default=None, help="where defended models and κ files go (default: a temp dir)")
     ap.add_argument("--out", default=None)
-    ap.add_argument("--paper-scale", action="store_true",
-                    help=f"the paper's setting: --victims {PAPER_VICTIM} --steps 20000 --lr 2e-5 --m 512 "
-                         "--rho-sentences 1000 --vocab-limit 0 (whole vocabulary) --attack-examples 500")
+    ap.add_argument(
+        "--paper-scale",
+        action="store_true",
+        help=f"the paper's setting: --victims {PAPER_VICTIM} --steps 20000 --lr 2e-5 --m 512 "
+        "--rho-sentences 1000 --vocab-limit 0 (whole vocabulary) --attack-examples 500",
+    )
     args = ap.parse_args(argv)
     if args.paper_scale:
         explicit = set(a.split("=")[0] for a in (argv if argv is not None else sys.argv[1:]) if a.startswith("--"))
-        for k, v in {"victims": [PAPER_VICTIM], "steps": [20000], "lr": 2e-5, "rho_sentences": 1000,
-                     "vocab_limit": 0, "attack_examples": 500}.items():
+        for k, v in {
+            "victims": [PAPER_VICTIM],
+            "steps": [20000],
+            "lr": 2e-5,
+            "rho_sentences": 1000,
+            "vocab_limit": 0,
+            "attack_examples": 500,
+        }.items():
             if "--" + k.replace("_", "-") not in explicit:
                 setattr(args, k, v)
     if args.out is None:
@@ -95,8 +117,10 @@ def table(rows):
     groups = {}
     for r in rows:
         groups.setdefault((r["victim"], r["model"], r["steps"]), []).append(r)
-    lines = ["| victim | model | steps | seeds | " + " | ".join(METRICS) + " | train s |",
-             "|---|---|---|---|" + "---|" * (len(METRICS) + 1)]
+    lines = [
+        "| victim | model | steps | seeds | " + " | ".join(METRICS) + " | train s |",
+        "|---|---|---|---|" + "---|" * (len(METRICS) + 1),
+    ]
     for (victim, model, steps), rs in groups.items():
         cells = []
         for k in METRICS:
@@ -156,8 +180,11 @@ def evaluate(model_spec, args, work, attack_set, test):
 
     def attack(name, **params):
         a = recipes[name].build(wrapper, **params)
-        res = textattack.Attacker(a, textattack.datasets.Dataset(attack_set), textattack.AttackArgs(
-            num_examples=len(attack_set), silent=True, disable_stdout=True, random_seed=0)).attack_dataset()
+        res = textattack.Attacker(
+            a,
+            textattack.datasets.Dataset(attack_set),
+            textattack.AttackArgs(num_examples=len(attack_set), silent=True, disable_stdout=True, random_seed=0),
+        ).attack_dataset()
         done = [r for r in res if type(r).__name__ in ("SuccessfulAttackResult", "FailedAttackResult")]
         ok = sum(type(r).__name__ == "SuccessfulAttackResult" for r in done)
         return round(100.0 * ok / max(len(done), 1), 1), ASR1().calculate(res)
@@ -172,8 +199,14 @@ def evaluate(model_spec, args, work, attack_set, test):
             tf_asr, tf_asr1 = attack("textfooler-offline")
         except ResourceError as e:  # e.g. no offline synonym list installed: the column stays n/a
             print(f"textfooler-offline not run: {e}", flush=True)
-    return {"accuracy": round(100 * acc, 2), "rho": round(100 * rho, 2), "rho_star": round(100 * rho_star, 2),
-            "sp_attack_ASR": sp_asr, "textfooler_ASR": tf_asr, "textfooler_ASR1": tf_asr1}
+    return {
+        "accuracy": round(100 * acc, 2),
+        "rho": round(100 * rho, 2),
+        "rho_star": round(100 * rho_star, 2),
+        "sp_attack_ASR": sp_asr,
+        "textfooler_ASR": tf_asr,
+        "textfooler_ASR1": tf_asr1,
+    }
 
 
 def main(argv=None):
@@ -204,20 +237,37 @@ def main(argv=None):
         for victim in args.victims:
             # steps 0 is the victim itself, whatever the training mix: evaluated once, as "vanilla"
             cells = [("vanilla", 0, None)] if "vanilla" in args.models or 0 in args.steps else []
-            cells += [(m, s, seed) for s in args.steps if s > 0 for m in args.models if m != "vanilla"
-                      for seed in args.seeds]
+            cells += [
+                (m, s, seed) for s in args.steps if s > 0 for m in args.models if m != "vanilla" for seed in args.seeds
+            ]
             for model, steps, seed in cells:
-                if any(r["victim"] == victim and r["model"] == model and r["steps"] == steps and r["seed"] == seed
-                       for r in rows):
+                if any(
+                    r["victim"] == victim and r["model"] == model and r["steps"] == steps and r["seed"] == seed
+                    for r in rows
+                ):
                     continue
                 work = root / f"{Path(victim).name}_{model}_{steps}_{seed}"
                 work.mkdir(parents=True, exist_ok=True)
                 spec, secs = victim, 0.0
                 if steps > 0 and model != "vanilla":
                     spec = str(work / "model")
-                    cmd = ["defend", "--model", victim, "--dataset", args.dataset, "--defense", model,
-                           "--steps", str(steps), "--seed", str(seed), "--batch-size", str(args.batch_size),
-                           "--out", spec]
+                    cmd = [
+                        "defend",
+                        "--model",
+                        victim,
+                        "--dataset",
+                        args.dataset,
+                        "--defense",
+                        model,
+                        "--steps",
+                        str(steps),
+                        "--seed",
+                        str(seed),
+                        "--batch-size",
+                        str(args.batch_size),
+                        "--out",
+                        spec,
+                    ]
                     cmd += ["--lr", str(args.lr)] if args.lr else []
                     cmd += ["--device", args.device] if args.device else []
                     run_cli(cmd)

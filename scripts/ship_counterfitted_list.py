@@ -21,6 +21,7 @@ Usage (SOURCE: the JSON of Jia et al.'s list, word -> list of neighbours)::
 Only lower-case alphabetic keys and neighbours are kept (the source also holds a few
 control characters and non-words); order within each list is kept (nearest first).
 """
+
 import argparse
 import datetime
 import hashlib
@@ -66,13 +67,12 @@ def main(argv=None):
         "file": out.name,
         "format": "JSON object word -> list of neighbours, nearest first",
         "source": "Jia et al. (2019) counter-fitted neighbour list (8 nearest neighbours in the "
-                  "counter-fitted vectors of Mrkšić et al. 2016), MIT licence, (c) 2019 Robin Jia",
+        "counter-fitted vectors of Mrkšić et al. 2016), MIT licence, (c) 2019 Robin Jia",
         "source_sha256": hashlib.sha256(data).hexdigest(),
         "licence_file": "LICENSE-counterfitted-neighbors.txt",
         "built_by": "scripts/ship_counterfitted_list.py",
         "date": datetime.date.today().isoformat(),
-        "counts": {"keys": len(table), "pairs": sum(len(v) for v in table.values()),
-                   "bytes": len(text)},
+        "counts": {"keys": len(table), "pairs": sum(len(v) for v in table.values()), "bytes": len(text)},
     }
     atomic_write_text(out.with_name(out.stem + ".meta.json"), json.dumps(meta, indent=2) + "\n")
     print(f"wrote {out}: {meta['counts']}")

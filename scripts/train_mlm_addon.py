@@ -20,6 +20,7 @@ cap (--max-minutes) stops early and still writes the result, noting the step rea
 Output: data/minilm_mlm_addon.safetensors (trainable tensors only) and
 data/minilm_mlm_addon.json (training facts).
 """
+
 import argparse
 import csv
 import importlib.util
@@ -101,13 +102,14 @@ def build_chunks(tokenizer, cache):
     lines, facts = corpus_lines()
     ids = []
     for i in range(0, len(lines), 2000):
-        for seq in tokenizer(lines[i:i + 2000], add_special_tokens=False)["input_ids"]:
+        for seq in tokenizer(lines[i : i + 2000], add_special_tokens=False)["input_ids"]:
             ids.extend(seq)
     body = CHUNK - 2
     n = len(ids) // body
     t = torch.tensor(ids[: n * body], dtype=torch.long).view(n, body)
-    chunks = torch.cat([torch.full((n, 1), tokenizer.cls_token_id), t,
-                        torch.full((n, 1), tokenizer.sep_token_id)], dim=1)
+    chunks = torch.cat(
+        [torch.full((n, 1), tokenizer.cls_token_id), t, torch.full((n, 1), tokenizer.sep_token_id)], dim=1
+    )
     counts = torch.bincount(torch.tensor(ids), minlength=tokenizer.vocab_size).float()
     facts["tokens"] = len(ids)
     facts["chunks"] = n
@@ -155,8 +157,8 @@ def main(argv=None):
     from transformers import AutoTokenizer
 
     from textattack_secondorder.resources.paths import cache_dir
-    from textattack_secondorder.shared.files import atomic_write_text
     from textattack_secondorder.resources.proposers.minilm_mlm import build_minilm_mlm
+    from textattack_secondorder.shared.files import atomic_write_text
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(SEED)
@@ -198,8 +200,15 @@ def main(argv=None):
 
     def save_ckpt():
         tmp = ckpt.with_suffix(".tmp")
-        torch.save({"model": {k: v for k, v in model.state_dict().items() if "head" in k or "lora_" in k},
-                    "state": state, "opt": opt.state_dict(), "opt_stage": opt.stage}, tmp)
+        torch.save(
+            {
+                "model": {k: v for k, v in model.state_dict().items() if "head" in k or "lora_" in k},
+                "state": state,
+                "opt": opt.state_dict(),
+                "opt_stage": opt.stage,
+            },
+            tmp,
+        )
         os.replace(tmp, ckpt)
 
     stopped_early = False
@@ -213,7 +222,7 @@ def main(argv=None):
             perm = torch.randperm(n, generator=torch.Generator().manual_seed(SEED + epoch))
             perm_epoch = epoch
         off = (step * BATCH) % n
-        idx = perm[off:off + BATCH]
+        idx = perm[off : off + BATCH]
         if len(idx) < BATCH:
             idx = torch.cat([idx, perm[: BATCH - len(idx)]])
         x = chunks[idx]
@@ -239,8 +248,14 @@ def main(argv=None):
         state["step"] = step + 1
         if state["step"] % 10 == 0:
             recent = state["losses"][-10:]
-            logger.info("step %d/%d stage %d loss %.3f (%.2f s/step)", state["step"], total, stage,
-                        sum(recent) / len(recent), state["seconds"] / state["step"])
+            logger.info(
+                "step %d/%d stage %d loss %.3f (%.2f s/step)",
+                state["step"],
+                total,
+                stage,
+                sum(recent) / len(recent),
+                state["seconds"] / state["step"],
+            )
         if state["step"] % args.ckpt_every == 0:
             save_ckpt()
         if (time.perf_counter() - t_start) / 60 > args.max_minutes:
@@ -263,10 +278,16 @@ def main(argv=None):
         "trainable": {k: list(v.shape) for k, v in sd.items()},
         "trainable_parameters": int(sum(v.numel() for v in sd.values())),
         "lora": {"rank": 8, "alpha": 16, "targets": ["query", "value"]},
-        "steps_done": state["step"], "steps_planned": total,
-        "stage1_steps": args.stage1_steps, "stage2_steps": args.stage2_steps,
-        "lr": [args.lr1, args.lr2], "batch": BATCH, "chunk_tokens": CHUNK, "mask_prob": MASK_P,
-        "threads": args.threads, "train_seconds": round(state["seconds"], 1),
+        "steps_done": state["step"],
+        "steps_planned": total,
+        "stage1_steps": args.stage1_steps,
+        "stage2_steps": args.stage2_steps,
+        "lr": [args.lr1, args.lr2],
+        "batch": BATCH,
+        "chunk_tokens": CHUNK,
+        "mask_prob": MASK_P,
+        "threads": args.threads,
+        "train_seconds": round(state["seconds"], 1),
         "final_loss_mean_last50": round(sum(last) / max(1, len(last)), 4),
         "first_loss": state["losses"][0] if state["losses"] else None,
         "stopped_by_time_cap": stopped_early,

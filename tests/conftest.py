@@ -3,6 +3,7 @@
 Set before anything imports TextAttack/transformers, so every test (and every
 subprocess started with ``offline_env()``) runs offline.
 """
+
 import os
 import sys
 import tempfile
@@ -89,13 +90,16 @@ def bert_tokenizer(vocab, lowercase=True, **kwargs):
     for word in vocab:
         ids.setdefault(word, len(ids))
     backend = Tokenizer(models.WordPiece(ids, unk_token="[UNK]"))
-    backend.normalizer = normalizers.BertNormalizer(clean_text=True, handle_chinese_chars=True,
-                                                    strip_accents=None, lowercase=lowercase)
+    backend.normalizer = normalizers.BertNormalizer(
+        clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=lowercase
+    )
     backend.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     backend.decoder = decoders.WordPiece(prefix="##")
     backend.post_processor = processors.TemplateProcessing(
-        single="[CLS]:0 $A:0 [SEP]:0", pair="[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", ids["[CLS]"]), ("[SEP]", ids["[SEP]"])])
+        single="[CLS]:0 $A:0 [SEP]:0",
+        pair="[CLS]:0 $A:0 [SEP]:0 $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", ids["[CLS]"]), ("[SEP]", ids["[SEP]"])],
+    )
     return BertTokenizerFast(tokenizer_object=backend, do_lower_case=lowercase, **kwargs)
 
 
@@ -110,7 +114,9 @@ def tiny_bert_source(vocab, sleep=0.0, max_length=None):
     import inspect
 
     limit = f"tok.model_max_length = {int(max_length)}\n" if max_length else ""
-    return inspect.getsource(bert_tokenizer) + f'''
+    return (
+        inspect.getsource(bert_tokenizer)
+        + f"""
 import time, torch, textattack
 from transformers import BertConfig, BertForSequenceClassification
 torch.set_num_threads(1)
@@ -124,7 +130,8 @@ tok = bert_tokenizer(VOCAB)
 cfg = BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
                  intermediate_size=32, max_position_embeddings=512, num_labels=2, initializer_range=0.5)
 model = textattack.models.wrappers.HuggingFaceModelWrapper(TinyBert(cfg).eval(), tok)
-'''
+"""
+    )
 
 
 def write_tiny_mlm(folder, vocab):
@@ -136,8 +143,14 @@ def write_tiny_mlm(folder, vocab):
     folder.mkdir(parents=True, exist_ok=True)
     tok = bert_tokenizer(vocab, model_max_length=64)
     torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=64)
+    cfg = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+    )
     BertForMaskedLM(cfg).eval().save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder

@@ -1,14 +1,20 @@
 """Counterfactual token bias B_{p,k} (Zhang et al. 2021, §4): sign, interval, debiasing, blacklist."""
+
 import random
 
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 import textattack
+import torch
 
-from textattack_secondorder.evaluation.bias import (CounterfactualBias, TokenBiasMetric, bootstrap_ci, gendered_words,
-                                                    parse_pairs)
+from textattack_secondorder.evaluation.bias import (
+    CounterfactualBias,
+    TokenBiasMetric,
+    bootstrap_ci,
+    gendered_words,
+    parse_pairs,
+)
 from textattack_secondorder.resources.proposers import WordProposer
 from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
 
@@ -53,7 +59,7 @@ class BoW(textattack.models.wrappers.ModelWrapper):
         self.vocab = {w: i for i, w in enumerate(sorted({w for t, _ in data for w in t.split()}))}
         self.model = torch.nn.Linear(len(self.vocab), 2)
         x = self._x([t for t, _ in data])
-        y = torch.tensor([l for _, l in data])
+        y = torch.tensor([label for _, label in data])
         opt = torch.optim.Adam(self.model.parameters(), lr=0.1)
         for _ in range(epochs):
             opt.zero_grad()
@@ -74,8 +80,9 @@ class BoW(textattack.models.wrappers.ModelWrapper):
 
 
 def measure(model, texts, **kw):
-    bias = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), max_k=2, progress=False,
-                              n_boot=500, **kw)
+    bias = CounterfactualBias(
+        model, WordSwapNeighborhood(TableProposer(TABLE)), max_k=2, progress=False, n_boot=500, **kw
+    )
     return bias.run(texts, [("he", "she")])
 
 
@@ -110,7 +117,8 @@ def test_gender_neighbourhoods_contain_no_blacklisted_word():
         assert not (words & bad), text
     # a non-gender pair may use those words: the proposer's "king" shows up
     rep2 = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), max_k=1, progress=False).run(
-        texts, [("liked", "found")])
+        texts, [("liked", "found")]
+    )
     assert any("king" in t.split() for t in rep2.sentences["text"])
 
 
@@ -161,14 +169,17 @@ def test_resumed_pairs_are_exact_and_never_those_of_another_model(tmp_path):
     texts = [t for t, _ in make_data(15, 0.5, 8)]
     model = BoW(make_data(200, 0.9, 7))
     r1 = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), max_k=1, progress=False).run(
-        texts, "he/she", out_dir=tmp_path)
+        texts, "he/she", out_dir=tmp_path
+    )
     r2 = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), max_k=1, progress=False).run(
-        texts, "he/she", out_dir=tmp_path)
+        texts, "he/she", out_dir=tmp_path
+    )
     pd.testing.assert_frame_equal(r2.table, r1.table, check_exact=True)
     pd.testing.assert_frame_equal(r2.sentences, r1.sentences, check_exact=True)
     calls = []
-    other = CounterfactualBias(BoW(make_data(200, 0.1, 7)), WordSwapNeighborhood(TableProposer(TABLE)), max_k=1,
-                               progress=False)
+    other = CounterfactualBias(
+        BoW(make_data(200, 0.1, 7)), WordSwapNeighborhood(TableProposer(TABLE)), max_k=1, progress=False
+    )
     other.run_pair = lambda *a: calls.append(a) or ([], 0)
     other.run(texts, "he/she", out_dir=tmp_path)
     assert calls, "a pair measured on another model was reused"

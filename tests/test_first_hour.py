@@ -1,14 +1,13 @@
 """What a newcomer sees in the first hour: summary rows that mean what they say, no noise they cannot act on."""
+
 import logging
 
 import textattack
 
-from textattack_secondorder.attack_recipes import SOBeam, SOEnum
-from textattack_secondorder.metrics.second_order import (PERPLEXITY_ROW, VictimAccuracy,
-                                                         second_order_summary_metrics)
-from textattack_secondorder.sweeps.merge import write_cell
-
 from test_second_order import SYNONYMS, TABLE, Planted, TableProposer, fragile_at_film
+from textattack_secondorder.attack_recipes import SOBeam, SOEnum
+from textattack_secondorder.metrics.second_order import PERPLEXITY_ROW, VictimAccuracy, second_order_summary_metrics
+from textattack_secondorder.sweeps.merge import write_cell
 
 
 class Records(logging.Handler):
@@ -33,15 +32,16 @@ class Records(logging.Handler):
 # "Original accuracy" would then read 3/4 = 75 %, the share of rows not skipped).
 ROWS = [
     ("a good movie", 1),  # right; vulnerable one word away
-    ("a good film", 0),   # wrong; the original itself is vulnerable (good -> fine flips it): 0 words changed
-    ("good stuff", 0),    # wrong; no neighbour to try: failed
+    ("a good film", 0),  # wrong; the original itself is vulnerable (good -> fine flips it): 0 words changed
+    ("good stuff", 0),  # wrong; no neighbour to try: failed
     ("nothing here", 0),  # right; skipped: no patch word pair
 ]
 
 
 def attack_rows(recipe=SOBeam, **params):
-    attack = recipe.build(Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm=TableProposer(TABLE),
-                          perplexity=False, **params)
+    attack = recipe.build(
+        Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm=TableProposer(TABLE), perplexity=False, **params
+    )
     args = textattack.AttackArgs(num_examples=len(ROWS), disable_stdout=True, silent=True)
     return attack, textattack.Attacker(attack, textattack.datasets.Dataset(ROWS), args).attack_dataset()
 
@@ -49,7 +49,11 @@ def attack_rows(recipe=SOBeam, **params):
 def test_original_accuracy_is_the_victims_accuracy_on_the_attacked_sentences(tmp_path):
     attack, results = attack_rows()
     assert [type(r).__name__ for r in results] == [
-        "SuccessfulAttackResult", "SuccessfulAttackResult", "FailedAttackResult", "SkippedAttackResult"]
+        "SuccessfulAttackResult",
+        "SuccessfulAttackResult",
+        "FailedAttackResult",
+        "SkippedAttackResult",
+    ]
     assert results[1].perturbed_result.perturbed_words == 0
     rows = write_cell(results, attack, tmp_path / "log.csv")
     assert rows["Original accuracy"] == "50.0%"
@@ -67,15 +71,17 @@ def test_victim_accuracy_leaves_out_rows_the_model_never_scored():
 
 
 def test_stock_recipes_keep_textattacks_summary(tmp_path):
+    import numpy as np
     from textattack.attack_results import SkippedAttackResult
     from textattack.goal_function_results import ClassificationGoalFunctionResult, GoalFunctionResultStatus
     from textattack.shared import AttackedText
 
-    import numpy as np
-
     # TextAttack's own meaning: a skipped row is one the victim already got wrong.
-    r = SkippedAttackResult(ClassificationGoalFunctionResult(
-        AttackedText("a b"), np.array([0.9, 0.1]), 0, GoalFunctionResultStatus.SKIPPED, 1.0, 1, 1))
+    r = SkippedAttackResult(
+        ClassificationGoalFunctionResult(
+            AttackedText("a b"), np.array([0.9, 0.1]), 0, GoalFunctionResultStatus.SKIPPED, 1.0, 1, 1
+        )
+    )
     rows = write_cell([r], None, tmp_path / "log.csv")
     assert rows["Original accuracy"] == "0.0%" and "Accuracy under attack" in rows
 
@@ -107,8 +113,9 @@ def write_big_vocab_tokenizer(folder):
     backend = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
     backend.pre_tokenizer = pre_tokenizers.Split(" ", behavior="removed")
     PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="<unk>").save_pretrained(str(folder))
-    (folder / "config.json").write_text(json.dumps(
-        {"model_type": "gemma3_text", "transformers_version": transformers.__version__}))
+    (folder / "config.json").write_text(
+        json.dumps({"model_type": "gemma3_text", "transformers_version": transformers.__version__})
+    )
     return folder
 
 
@@ -139,13 +146,12 @@ def transformers_major():
 
 def test_textattack_knows_our_goal_function_and_victims():
     from textattack.goal_functions import UntargetedClassification
+    from textattack.shared import logger
     from textattack.shared.validators import validate_model_goal_function_compatibility
     from transformers import BertForSequenceClassification
 
     from textattack_secondorder.goal_functions.second_order import SecondOrderClassification
     from textattack_secondorder.models.word_models import SOWordCNNForSequenceClassification
-
-    from textattack.shared import logger
 
     with Records(logger) as said:
         for goal in (SecondOrderClassification, UntargetedClassification):

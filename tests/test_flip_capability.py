@@ -1,4 +1,5 @@
 """κ and ρ (Xu et al.): EUBA with unbounded early stop equals brute force; ρ = 1 − mean κ."""
+
 import json
 
 import numpy as np
@@ -7,7 +8,6 @@ import torch
 from transformers import BertConfig, BertForSequenceClassification
 
 from conftest import bert_tokenizer
-
 from textattack_secondorder.evaluation.flip_capability import (
     FlipCapability,
     FlipCapabilityResult,
@@ -15,8 +15,28 @@ from textattack_secondorder.evaluation.flip_capability import (
     compute_flip_capability,
 )
 
-WORDS = ["good", "bad", "film", "movie", "plot", "great", "dull", "fine", "awful", "story", "actor", "scene",
-         "script", "fun", "boring", "nice", "poor", "rich", "warm", "cold"]
+WORDS = [
+    "good",
+    "bad",
+    "film",
+    "movie",
+    "plot",
+    "great",
+    "dull",
+    "fine",
+    "awful",
+    "story",
+    "actor",
+    "scene",
+    "script",
+    "fun",
+    "boring",
+    "nice",
+    "poor",
+    "rich",
+    "warm",
+    "cold",
+]
 
 
 class Wrapper:
@@ -25,13 +45,20 @@ class Wrapper:
 
 
 @pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory):
-    d = tmp_path_factory.mktemp("bert")
+def tiny_bert():
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "##s", "42", ",", "the", "a"] + WORDS
     tok = bert_tokenizer(vocab)
     torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=64, num_labels=2, initializer_range=0.5)
+    cfg = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+        num_labels=2,
+        initializer_range=0.5,
+    )
     model = BertForSequenceClassification(cfg).eval()  # wide init: predictions depend on the words
     return Wrapper(model, tok)
 
@@ -114,8 +141,9 @@ def test_word_level_model_through_the_same_interface():
 
     tok = build_word_tokenizer(WORDS + ["the", "a"])
     torch.manual_seed(0)
-    model = build_word_model("cnn", vocab_size=len(tok.get_vocab()),
-                             vectors=torch.randn(len(tok.get_vocab()), 8), embedding_dim=8).eval()
+    model = build_word_model(
+        "cnn", vocab_size=len(tok.get_vocab()), vectors=torch.randn(len(tok.get_vocab()), 8), embedding_dim=8
+    ).eval()
     w = Wrapper(model, tok)
     ex = examples_for(w, n=10, seed=4)
     euba = compute_flip_capability(w, ex, method="euba", m=None, progress=False)

@@ -2,6 +2,7 @@
 
 In-process ``textattack_secondorder.cli.main`` on a keyword victim (no training, no network).
 """
+
 import json
 import re
 from pathlib import Path
@@ -23,8 +24,22 @@ MODEL = (
 
 
 # flip capability needs gradients through the input embeddings: a tiny BERT
-TINY_BERT_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film", "is", "good", "bad", "and", "cast",
-                   "fine"]
+TINY_BERT_VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "a",
+    "film",
+    "is",
+    "good",
+    "bad",
+    "and",
+    "cast",
+    "fine",
+]
 
 
 @pytest.fixture
@@ -54,8 +69,22 @@ def test_flip_capability_on_hostile_rows(tmp_path, capsys):
     model_file = tmp_path / "tiny_bert.py"
     model_file.write_text(tiny_bert_source(TINY_BERT_VOCAB), encoding="utf-8")
     out = tmp_path / "kappa.json"
-    assert main(["flip-capability", "--model", str(model_file), "--dataset", str(HOSTILE), "--vocab-limit", "40",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "flip-capability",
+                "--model",
+                str(model_file),
+                "--dataset",
+                str(HOSTILE),
+                "--vocab-limit",
+                "40",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert out.is_file() and json.loads(out.read_text())
     _check_skipped(out.with_suffix(".skipped.csv"))
     assert "skipping" in capsys.readouterr().out
@@ -67,27 +96,60 @@ def test_robustness_on_hostile_rows(model_file, tmp_path, capsys):
     syn = tmp_path / "syn.json"
     syn.write_text(json.dumps({"good": ["fine"], "film": ["movie"], "cast": ["actors"]}), encoding="utf-8")
     out = tmp_path / "report"
-    assert main(["robustness", "--model", str(model_file), "--dataset", str(HOSTILE), "--levels", "char,word",
-                 "--synonyms", str(syn), "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "robustness",
+                "--model",
+                str(model_file),
+                "--dataset",
+                str(HOSTILE),
+                "--levels",
+                "char,word",
+                "--synonyms",
+                str(syn),
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert (out / "robustness.json").is_file()
     _check_skipped(out / "skipped_rows.csv")
 
 
-
 @pytest.mark.parametrize("content, fragment", [(None, "does not exist"), ("{}", "empty")])
-def test_robustness_with_a_bad_synonyms_file_is_one_line_before_anything_runs(model_file, tmp_path, capsys,
-                                                                               content, fragment):
+def test_robustness_with_a_bad_synonyms_file_is_one_line_before_anything_runs(
+    model_file, tmp_path, capsys, content, fragment
+):
     from textattack_secondorder.cli import main
 
     syn = tmp_path / "syn.json"
     if content is not None:
         syn.write_text(content)
     out = tmp_path / "report"
-    assert main(["robustness", "--model", str(model_file), "--dataset", str(HOSTILE), "--levels", "char,word",
-                 "--synonyms", str(syn), "--out", str(out)]) == 2
+    assert (
+        main(
+            [
+                "robustness",
+                "--model",
+                str(model_file),
+                "--dataset",
+                str(HOSTILE),
+                "--levels",
+                "char,word",
+                "--synonyms",
+                str(syn),
+                "--out",
+                str(out),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert str(syn) in err and fragment in err and "Traceback" not in err
     assert not out.exists()
+
 
 def _hostile():
     return pd.read_csv(HOSTILE, keep_default_na=False)
@@ -96,18 +158,38 @@ def _hostile():
 def test_bias_on_hostile_rows(model_file, tmp_path, capsys):
     """bias reads texts only: bad texts and duplicates are skipped, rows with bad labels are texts like the others."""
     from conftest import write_tiny_mlm
-
     from textattack_secondorder.cli import main
 
     mlm = write_tiny_mlm(tmp_path / "mlm", TINY_BERT_VOCAB)
     out = tmp_path / "bias"
-    assert main(["bias", "--model", str(model_file), "--dataset", str(HOSTILE), "--pairs", "film/movie,good/great",
-                 "--masked-lm", str(mlm), "--max-k", "1", "--bootstrap", "50", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "bias",
+                "--model",
+                str(model_file),
+                "--dataset",
+                str(HOSTILE),
+                "--pairs",
+                "film/movie,good/great",
+                "--masked-lm",
+                str(mlm),
+                "--max-k",
+                "1",
+                "--bootstrap",
+                "50",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     rows = _hostile()
     skipped = pd.read_csv(out / "skipped_rows.csv", keep_default_na=False)
     assert (skipped["skip_reason"].str.len() > 0).all()
     assert sorted(rows.loc[skipped["row"], "case"]) == sorted(
-        ["empty", "whitespace", "punctuation", "emoji_only", "control", "duplicate", "duplicate"])
+        ["empty", "whitespace", "punctuation", "emoji_only", "control", "duplicate", "duplicate"]
+    )
     good = [i for i in rows.index if i not in set(skipped["row"])]
     sentences = pd.read_csv(out / "bias_sentences.csv", keep_default_na=False)
     sources = set(sentences.loc[sentences["k"] == 0, "source"])
@@ -134,8 +216,21 @@ def test_sp_augment_on_hostile_rows(tmp_path, mode):
     assert len(bad) >= 8 and (bad["augmentation"] == "original").all()
     # without a model the classes are unknown: label 7 is a class number like any other
     out_of_range = {"label_out_of_range"} if mode == "mix" else set()
-    assert set(bad["case"]) == {"empty", "whitespace", "punctuation", "emoji_only", "control", "label_negative",
-                                "label_not_a_number", "label_missing", "duplicate"} | out_of_range
+    assert (
+        set(bad["case"])
+        == {
+            "empty",
+            "whitespace",
+            "punctuation",
+            "emoji_only",
+            "control",
+            "label_negative",
+            "label_not_a_number",
+            "label_missing",
+            "duplicate",
+        }
+        | out_of_range
+    )
     for case in GOOD_CASES | {"long", "unicode", "markup"} | ({"label_out_of_range"} - out_of_range):
         got = out[out["case"] == case]
         assert list(got["augmentation"])[0] == "original" and len(got) == 2 and (got["skip_reason"] == "").all(), case
@@ -150,8 +245,24 @@ def test_defend_on_hostile_rows(tmp_path):
     model = tmp_path / "tiny_bert.py"
     model.write_text(tiny_bert_source(TINY_BERT_VOCAB), encoding="utf-8")
     out = tmp_path / "defended"
-    assert main(["defend", "--model", str(model), "--dataset", str(HOSTILE), "--steps", "2", "--batch-size", "4",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "defend",
+                "--model",
+                str(model),
+                "--dataset",
+                str(HOSTILE),
+                "--steps",
+                "2",
+                "--batch-size",
+                "4",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     skipped = _check_skipped(out / "skipped_rows.csv")
     info = json.loads((out / "defense.json").read_text())
     assert info["rows skipped for bad input"] == len(skipped) == 11
@@ -162,7 +273,6 @@ def test_defend_on_hostile_rows(tmp_path):
 def test_meaning_on_a_log_of_the_hostile_rows(tmp_path, capsys):
     """A TextAttack CSV log of the hostile rows: bad rows listed with their reason, every good row judged."""
     from test_hostile_input import BAD, attack_rows, build, hostile_rows
-
     from textattack_secondorder.cli import main
 
     rows = hostile_rows()
@@ -189,13 +299,36 @@ def test_meaning_on_hostile_seq2seq_lines(tmp_path):
 
     texts = [t.replace("\n", " ") for t in _hostile()["text"]]
     files = {}
-    for name, lines in (("src", texts), ("adv", [t + " !" if t.strip() else t for t in texts]), ("oo", texts),
-                        ("oa", texts[::-1]), ("ref", texts)):
+    for name, lines in (
+        ("src", texts),
+        ("adv", [t + " !" if t.strip() else t for t in texts]),
+        ("oo", texts),
+        ("oa", texts[::-1]),
+        ("ref", texts),
+    ):
         files[name] = tmp_path / f"{name}.txt"
         files[name].write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     out = tmp_path / "meaning.csv"
-    assert main(["meaning", "--src", str(files["src"]), "--adv", str(files["adv"]), "--out-orig", str(files["oo"]),
-                 "--out-adv", str(files["oa"]), "--ref", str(files["ref"]), "-o", str(out)]) == 0
+    assert (
+        main(
+            [
+                "meaning",
+                "--src",
+                str(files["src"]),
+                "--adv",
+                str(files["adv"]),
+                "--out-orig",
+                str(files["oo"]),
+                "--out-adv",
+                str(files["oa"]),
+                "--ref",
+                str(files["ref"]),
+                "-o",
+                str(out),
+            ]
+        )
+        == 0
+    )
     judged = pd.read_csv(out, keep_default_na=False)
     assert len(judged) == len(texts)
     reasons = dict(zip(judged["index"], judged["skip_reason"]))
@@ -212,9 +345,20 @@ def test_stock_textattack_augment_sp_defense_on_hostile_rows(tmp_path, capfd, ca
     from conftest import stock_textattack
 
     out = tmp_path / "aug.csv"
-    code, _, err = stock_textattack(capfd, "augment", "--input-csv", HOSTILE, "--output-csv", out, "--input-column",
-                                    "text", "--recipe", "sp-defense^vocabulary=['splendid','dreary']",
-                                    "--transformations-per-example", "1")
+    code, _, err = stock_textattack(
+        capfd,
+        "augment",
+        "--input-csv",
+        HOSTILE,
+        "--output-csv",
+        out,
+        "--input-column",
+        "text",
+        "--recipe",
+        "sp-defense^vocabulary=['splendid','dreary']",
+        "--transformations-per-example",
+        "1",
+    )
     assert code == 0, err[-3000:]
     for reason in ("empty text", "whitespace-only text", "no words", "control character"):
         assert reason in err + caplog.text, reason  # a log warning (pytest keeps log records off stderr)
@@ -243,8 +387,10 @@ def test_model_without_gradient_access_is_one_line_error(model_file, tmp_path, c
     assert main([command, "--model", str(model_file), "--dataset", str(HOSTILE), "--out", str(tmp_path / "out")]) == 2
     # (in-process, TextAttack's logger may also print into an earlier test's closed capture: last line only)
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert err == (f"textattack-so {command}: error: model '{model_file}' (KeywordModel) has no PyTorch `model` and "
-                   f"no Hugging Face `tokenizer`: {PURPOSE[command]} needs gradients through the input embeddings (a "
-                   "transformers classifier, a saved model folder or one of this package's victims such as mr-cnn; "
-                   "a prediction-only wrapper cannot be used)"), err
+    assert err == (
+        f"textattack-so {command}: error: model '{model_file}' (KeywordModel) has no PyTorch `model` and "
+        f"no Hugging Face `tokenizer`: {PURPOSE[command]} needs gradients through the input embeddings (a "
+        "transformers classifier, a saved model folder or one of this package's victims such as mr-cnn; "
+        "a prediction-only wrapper cannot be used)"
+    ), err
     assert not (tmp_path / "out").exists()

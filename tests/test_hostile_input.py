@@ -4,6 +4,7 @@ Every recipe gets ``tests/data/hostile.csv`` (empty, whitespace, one word, 600 w
 non-ASCII/emoji/CJK, punctuation, markup, control characters, labels outside the classes,
 duplicates) one row at a time and as one dataset, on a tiny word-level victim built here.
 """
+
 import csv
 import subprocess
 import warnings
@@ -17,8 +18,18 @@ from conftest import console_script, offline_env, stock_textattack
 
 HOSTILE = Path(__file__).parent / "data" / "hostile.csv"
 # cases that must be skipped for bad input; every other case must be attacked (or skipped by the method)
-BAD = {"empty", "whitespace", "punctuation", "emoji_only", "control", "label_out_of_range", "label_negative",
-       "label_not_a_number", "label_missing", "duplicate"}
+BAD = {
+    "empty",
+    "whitespace",
+    "punctuation",
+    "emoji_only",
+    "control",
+    "label_out_of_range",
+    "label_negative",
+    "label_not_a_number",
+    "label_missing",
+    "duplicate",
+}
 RECIPES = ["so-beam", "so-enum", "so-random", "sp-attack", "textfooler-offline", "bae-offline", "alzantot-offline"]
 VOCAB = "the a an film movie cast is and good fine nice dull boring bad not at all watch one very".split()
 
@@ -65,8 +76,13 @@ def _light_params(name, cls):
         def propose(self, sentences, positions, top_k=21):
             return [[[("fine", 1.0), ("nice", 0.5)] for _ in pos] for pos in positions]
 
-    light = {"masked_lm": FixedProposer(device="cpu"), "synonyms": {"good": ["fine"], "film": ["movie"]},
-             "use_sentence_encoder": False, "sentence_encoder": _Encoder(), "causal_lm": _LM()}
+    light = {
+        "masked_lm": FixedProposer(device="cpu"),
+        "synonyms": {"good": ["fine"], "film": ["movie"]},
+        "use_sentence_encoder": False,
+        "sentence_encoder": _Encoder(),
+        "causal_lm": _LM(),
+    }
     params = {k: v for k, v in light.items() if k in cls.PARAMS}
     if name == "sp-attack":
         params["kappa"] = FlipCapabilityResult(FlipCapability(["bad", "dull"], 2).update([0], 1))
@@ -169,8 +185,9 @@ def test_diff_color_survives_texts_without_letters():
     from textattack_secondorder import register
 
     register()
-    r = ClassificationGoalFunctionResult(AttackedText("!!! 123 ???"), np.array([0.5, 0.5]), 0,
-                                         GoalFunctionResultStatus.SKIPPED, 0.0, 1, 0)
+    r = ClassificationGoalFunctionResult(
+        AttackedText("!!! 123 ???"), np.array([0.5, 0.5]), 0, GoalFunctionResultStatus.SKIPPED, 0.0, 1, 0
+    )
     assert SkippedAttackResult(r).diff_color("file") == ("!!! 123 ???", "!!! 123 ???")
 
 
@@ -197,8 +214,15 @@ class _Broken(textattack.models.wrappers.ModelWrapper):
         return good
 
 
-@pytest.mark.parametrize("kind,words", [("nan", "NaN"), ("rows", "shape (1, 2) for 2 texts"),
-                                        ("columns", "1 column(s)"), ("raises", "raised RuntimeError")])
+@pytest.mark.parametrize(
+    "kind,words",
+    [
+        ("nan", "NaN"),
+        ("rows", "shape (1, 2) for 2 texts"),
+        ("columns", "1 column(s)"),
+        ("raises", "raised RuntimeError"),
+    ],
+)
 def test_bad_victim_is_a_clear_error_before_the_run(kind, words):
     from textattack_secondorder.models.probe import ModelProbeError
 
@@ -226,13 +250,16 @@ def test_probe_model_reports_shape_and_values():
 
 
 # ------------------------------------------------------------------------------------ bad parameters
-@pytest.mark.parametrize("params,words", [
-    ({"beam_width": 0}, "beam_width=0 is not allowed: must be an integer >= 1"),
-    ({"beam_width": "wide"}, "beam_width='wide' is not allowed: must be an integer"),
-    ({"kappa": 2.5}, "kappa=2.5 is not allowed: must be an integer"),
-    ({"beam_widht": 3}, "Unknown parameter(s) 'beam_widht' for recipe 'so-beam'"),
-    ({"masked_lm_dtype": "int8"}, "masked_lm_dtype='int8' is not allowed: choose one of"),
-])
+@pytest.mark.parametrize(
+    "params,words",
+    [
+        ({"beam_width": 0}, "beam_width=0 is not allowed: must be an integer >= 1"),
+        ({"beam_width": "wide"}, "beam_width='wide' is not allowed: must be an integer"),
+        ({"kappa": 2.5}, "kappa=2.5 is not allowed: must be an integer"),
+        ({"beam_widht": 3}, "Unknown parameter(s) 'beam_widht' for recipe 'so-beam'"),
+        ({"masked_lm_dtype": "int8"}, "masked_lm_dtype='int8' is not allowed: choose one of"),
+    ],
+)
 def test_bad_recipe_parameter_is_one_line(params, words):
     from textattack_secondorder.attack_recipes import SOBeam
     from textattack_secondorder.attack_recipes.recipe import RecipeParameterError
@@ -261,8 +288,10 @@ def test_recipe_argument_is_checked_and_quoted():
     from textattack_secondorder.attack_recipes.recipe import RecipeParameterError
     from textattack_secondorder.plugin.extensions import UsageError, check_recipe_argument
 
-    assert check_recipe_argument("so-beam^synonyms=data/x.json,beam_width=3") == \
-        "so-beam^synonyms='data/x.json',beam_width=3"
+    assert (
+        check_recipe_argument("so-beam^synonyms=data/x.json,beam_width=3")
+        == "so-beam^synonyms='data/x.json',beam_width=3"
+    )
     assert check_recipe_argument("textfooler") == "textfooler"
     with pytest.raises(RecipeParameterError):
         check_recipe_argument("so-beam^beam_width=0")
@@ -271,44 +300,117 @@ def test_recipe_argument_is_checked_and_quoted():
 
 
 def test_textattack_so_negative_num_examples_exits_2_in_one_line():
-    out = subprocess.run([console_script("textattack-so"), "bias", "--model", "mr-cnn", "--num-examples", "-5"],
-                         capture_output=True, text=True, env=offline_env(), timeout=600)
+    out = subprocess.run(
+        [console_script("textattack-so"), "bias", "--model", "mr-cnn", "--num-examples", "-5"],
+        capture_output=True,
+        text=True,
+        env=offline_env(),
+        timeout=600,
+    )
     assert out.returncode == 2
     assert out.stderr.strip().count("\n") == 0 and "--num-examples" in out.stderr and "-5" in out.stderr
     assert "Traceback" not in out.stderr
 
 
+def _user_error_classes():
+    from textattack_secondorder.checks.config import ConfigError
+    from textattack_secondorder.distributed import ClusterError
+    from textattack_secondorder.models.probe import ModelProbeError
+    from textattack_secondorder.models.token_classifier import GradientAccessError
+    from textattack_secondorder.plugin.extensions import UsageError
+    from textattack_secondorder.plugin.recipe_params import RecipeParameterError
+    from textattack_secondorder.resources import ResourceError
+
+    return [
+        ClusterError,
+        ConfigError,
+        ResourceError,
+        RecipeParameterError,
+        UsageError,
+        ModelProbeError,
+        GradientAccessError,
+    ]
+
+
+@pytest.mark.parametrize("error", _user_error_classes(), ids=lambda c: c.__name__)
+def test_user_errors_are_one_line_and_exit_2_on_both_command_lines(monkeypatch, capfd, error):
+    """One decision (shared/errors.py: UserError) for `textattack-so` and the stock `textattack` command line."""
+    from textattack_secondorder import resources
+    from textattack_secondorder.cli import main
+    from textattack_secondorder.plugin import extensions
+
+    def fail(*_args, **_kwargs):
+        raise error("planted: bad value")
+
+    monkeypatch.setattr(resources, "describe", fail)  # what `textattack-so resources` runs first
+    capfd.readouterr()
+    assert main(["resources"]) == 2
+    err = capfd.readouterr().err.strip()
+    assert err == "textattack-so resources: error: planted: bad value"
+
+    monkeypatch.setattr(extensions, "_check_command_args", fail)  # what `textattack attack` runs first
+    code, _, err = stock_textattack(capfd, "attack", "--recipe", "textfooler", "--model-from-file", "absent.py")
+    assert code == 2 and err.strip() == "textattack: error: planted: bad value", err[-2000:]
+
+
 def test_stock_cli_bad_recipe_parameter_exits_2_without_traceback(tmp_path, capfd):
-    (tmp_path / "model.py").write_text("import numpy as np, textattack\n"
-                                       "class M(textattack.models.wrappers.ModelWrapper):\n"
-                                       "    model = None\n"
-                                       "    def __call__(self, t):\n"
-                                       "        return np.array([[0.5, 0.5]] * len(t))\n"
-                                       "model = M()\n")
-    (tmp_path / "data.py").write_text("import textattack\ndataset = textattack.datasets.Dataset([('a good film', 1)])\n")
-    code, _, err = stock_textattack(capfd, "attack", "--recipe", "so-beam^beam_width=0",
-                                    "--model-from-file", tmp_path / "model.py",
-                                    "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1")
+    (tmp_path / "model.py").write_text(
+        "import numpy as np, textattack\n"
+        "class M(textattack.models.wrappers.ModelWrapper):\n"
+        "    model = None\n"
+        "    def __call__(self, t):\n"
+        "        return np.array([[0.5, 0.5]] * len(t))\n"
+        "model = M()\n"
+    )
+    (tmp_path / "data.py").write_text(
+        "import textattack\ndataset = textattack.datasets.Dataset([('a good film', 1)])\n"
+    )
+    code, _, err = stock_textattack(
+        capfd,
+        "attack",
+        "--recipe",
+        "so-beam^beam_width=0",
+        "--model-from-file",
+        tmp_path / "model.py",
+        "--dataset-from-file",
+        f"{tmp_path / 'data.py'}^dataset",
+        "--num-examples",
+        "1",
+    )
     assert code == 2, err[-2000:]
     assert "beam_width=0 is not allowed" in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("content, fragment", [(None, "does not exist"), ("[1]", "expected a JSON object"),
-                                               ("{}", "empty")])
+@pytest.mark.parametrize(
+    "content, fragment", [(None, "does not exist"), ("[1]", "expected a JSON object"), ("{}", "empty")]
+)
 def test_stock_cli_bad_synonyms_file_exits_2_with_one_line(tmp_path, capfd, content, fragment):
-    (tmp_path / "model.py").write_text("import numpy as np, textattack\n"
-                                       "class M(textattack.models.wrappers.ModelWrapper):\n"
-                                       "    model = None\n"
-                                       "    def __call__(self, t):\n"
-                                       "        return np.array([[0.5, 0.5]] * len(t))\n"
-                                       "model = M()\n")
-    (tmp_path / "data.py").write_text("import textattack\ndataset = textattack.datasets.Dataset([('a good film', 1)])\n")
+    (tmp_path / "model.py").write_text(
+        "import numpy as np, textattack\n"
+        "class M(textattack.models.wrappers.ModelWrapper):\n"
+        "    model = None\n"
+        "    def __call__(self, t):\n"
+        "        return np.array([[0.5, 0.5]] * len(t))\n"
+        "model = M()\n"
+    )
+    (tmp_path / "data.py").write_text(
+        "import textattack\ndataset = textattack.datasets.Dataset([('a good film', 1)])\n"
+    )
     syn = tmp_path / "syn.json"
     if content is not None:
         syn.write_text(content)
-    code, _, err = stock_textattack(capfd, "attack", "--recipe", f"textfooler-offline^synonyms='{syn}'",
-                                    "--model-from-file", tmp_path / "model.py",
-                                    "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1")
+    code, _, err = stock_textattack(
+        capfd,
+        "attack",
+        "--recipe",
+        f"textfooler-offline^synonyms='{syn}'",
+        "--model-from-file",
+        tmp_path / "model.py",
+        "--dataset-from-file",
+        f"{tmp_path / 'data.py'}^dataset",
+        "--num-examples",
+        "1",
+    )
     assert code == 2, err[-2000:]
     assert "Traceback" not in err
     line = [x for x in err.splitlines() if "synonym file" in x]

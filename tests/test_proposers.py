@@ -4,34 +4,69 @@ Default tests are offline and fast: the real ``AutoModelForMaskedLM`` code path 
 tiny randomly initialised BERT built from a config here. Tests that load MiniLM or Gemma
 are marked ``slow`` (run them with ``pytest -m slow``).
 """
+
 import pytest
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import bert_tokenizer  # noqa: E402
-from textattack_secondorder.resources import ResourceError  # noqa: E402
 from textattack_secondorder import resources  # noqa: E402
+from textattack_secondorder.resources import ResourceError, resolution  # noqa: E402
 from textattack_secondorder.resources import proposers as wp  # noqa: E402
-from textattack_secondorder.resources import resolution  # noqa: E402
 from textattack_secondorder.transformations.neighborhood import select_neighbor_words  # noqa: E402
 
-
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film", "movie", "good", "bad", "is",
-         "was", "very", "not", "and", ".", ",", "un", "##watch", "##able", "##s", "##ing", "great", "plot",
-         "boring", "fun", "acting", "it", "21", "##st"]
+VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "a",
+    "film",
+    "movie",
+    "good",
+    "bad",
+    "is",
+    "was",
+    "very",
+    "not",
+    "and",
+    ".",
+    ",",
+    "un",
+    "##watch",
+    "##able",
+    "##s",
+    "##ing",
+    "great",
+    "plot",
+    "boring",
+    "fun",
+    "acting",
+    "it",
+    "21",
+    "##st",
+]
 
 
 @pytest.fixture(scope="module")
-def tiny_mlm(tmp_path_factory):
+def tiny_mlm():
     from transformers import BertConfig, BertForMaskedLM
 
-    d = tmp_path_factory.mktemp("tinybert")
     tok = bert_tokenizer(VOCAB)
     torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(VOCAB), hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=64, hidden_dropout_prob=0.0,
-                     attention_probs_dropout_prob=0.0)
+    cfg = BertConfig(
+        vocab_size=len(VOCAB),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
+    )
     model = BertForMaskedLM(cfg).eval()
     return model, tok
 
@@ -50,9 +85,11 @@ class _Recorder(torch.nn.Module):
         return self.inner(**kw)
 
 
-SENTS = [["the", "film", "is", "very", "good", "."],
-         ["it", "was", "unwatchable", "."],
-         ["a", "movie", "with", "boring", "acting", "and", "a", "plot", "that", "is", "not", "fun", "."]]
+SENTS = [
+    ["the", "film", "is", "very", "good", "."],
+    ["it", "was", "unwatchable", "."],
+    ["a", "movie", "with", "boring", "acting", "and", "a", "plot", "that", "is", "not", "fun", "."],
+]
 POS = [[0, 1, 4], [2], [1, 3, 11, 12]]
 
 
@@ -106,11 +143,12 @@ def test_is_word():
 def test_selection_rule_kappa_delta():
     # Paper Alg. 1: keep logit > max(L[kappa], L[0] - delta), then whole words other than the current one.
     cands = [("good", 10.0), ("##s", 9.5), ("great", 9.0), ("film", 8.0), ("fine", 7.0), ("ok", 6.9)]
-    assert select_neighbor_words(cands, "film", wp.WordProposer(device="cpu").is_word, kappa=20,
-                                     delta=3) == ["good", "great"]
+    assert select_neighbor_words(cands, "film", wp.WordProposer(device="cpu").is_word, kappa=20, delta=3) == [
+        "good",
+        "great",
+    ]
     # With kappa=2, L[2] = 9.0 is the floor (strict >).
-    assert select_neighbor_words(cands, "x", wp.WordProposer(device="cpu").is_word, kappa=2,
-                                     delta=3) == ["good"]
+    assert select_neighbor_words(cands, "x", wp.WordProposer(device="cpu").is_word, kappa=2, delta=3) == ["good"]
 
 
 ENV = resources.SLOTS["masked_lm"].env
@@ -191,3 +229,26 @@ def test_gemma_proposer_batched_equals_single():
     one = p.propose(sents[1:], pos[1:], top_k=5)
     assert [t for t, _ in one[0][1]] == [t for t, _ in both[1][1]]
     assert all(p.is_word(t) for per in both for c in per for t, _ in c)
+
+
+def test_masked_text_windows_around_the_word():
+    """One masking rule for the masked-LM proposers (masked-lm, minilm-mlm, distilbert-onnx)."""
+    from textattack_secondorder.resources.proposers.base import masked_text
+
+    words = [str(n) for n in range(10)]
+    assert masked_text(words, 5, "[M]", 200) == "0 1 2 3 4 [M] 6 7 8 9"
+    assert masked_text(words, 0, "[M]", 4) == "[M] 1 2 3"
+    assert masked_text(words, 9, "[M]", 4) == "6 7 8 [M]"
+    assert masked_text(words, 5, "[M]", 4) == "3 4 [M] 6"
+
+
+def test_both_proposer_transformations_take_a_proposer_the_same_way():
+    """One rule (resources.word_proposer): an object as it is; dtype only when the masked LM is loaded here."""
+    from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
+    from textattack_secondorder.transformations.word_swap_proposer import WordSwapProposer
+
+    given = object()
+    for cls in (WordSwapNeighborhood, WordSwapProposer):
+        assert cls(proposer=given).proposer is given
+        with pytest.raises(ValueError, match="dtype applies when the masked LM is loaded here"):
+            cls(proposer=given, dtype="bfloat16")

@@ -1,7 +1,9 @@
 """The stock TextAttack CLI knows our recipes, without slowing Python start-up."""
+
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -26,13 +28,13 @@ class Planted(textattack.models.wrappers.ModelWrapper):
 model = Planted()
 '''
 
-PLANTED_DATA = '''
+PLANTED_DATA = """
 import textattack
 
 dataset = textattack.datasets.Dataset(
     [("a good film", 1), ("good acting, a fine cast", 1), ("a dull film", 0)]
 )
-'''
+"""
 
 
 def run(cmd, **env):
@@ -40,11 +42,23 @@ def run(cmd, **env):
 
 
 def test_import_is_cheap_and_does_not_import_torch():
-    code = "import sys, textattack_secondorder, textattack_secondorder_hook, textattack_secondorder.resources;" \
-           "print('torch' in sys.modules, 'textattack' in sys.modules)"
+    code = (
+        "import sys, textattack_secondorder, textattack_secondorder_hook, textattack_secondorder.resources;"
+        "print('torch' in sys.modules, 'textattack' in sys.modules)"
+    )
     out = run([sys.executable, "-c", code])
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_every_subpackage_is_reachable_as_an_attribute_of_the_package():
+    import textattack_secondorder
+
+    folders = {p.parent.name for p in Path(textattack_secondorder.__file__).parent.glob("*/__init__.py")}
+    folders.discard("data")  # the shipped data folder (setup.py package_dir), not code
+    assert set(textattack_secondorder._SUBPACKAGES) == folders
+    for name in textattack_secondorder._SUBPACKAGES:
+        assert getattr(textattack_secondorder, name).__name__ == f"textattack_secondorder.{name}"
 
 
 def test_hook_is_installed_at_startup():
@@ -86,16 +100,18 @@ def test_opt_out_and_manual_register(repo):
         print(before, 'textfooler-offline' in a.ATTACK_RECIPE_NAMES, 'textfooler-offline^x=1' in table.keys())
         """
     )
-    out = run([sys.executable, "-c", code], TEXTATTACK_SECONDORDER_NO_HOOK="1",
-              NLTK_DATA=str(repo / "data" / "nltk_data"))
+    out = run(
+        [sys.executable, "-c", code], TEXTATTACK_SECONDORDER_NO_HOOK="1", NLTK_DATA=str(repo / "data" / "nltk_data")
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["False", "True", "True"]
 
 
 @pytest.mark.slow
 def test_fallback_entry_point_lists_recipes_with_hook_off():
-    out = run([sys.executable, "-m", "textattack_secondorder", "list", "attack-recipes"],
-              TEXTATTACK_SECONDORDER_NO_HOOK="1")
+    out = run(
+        [sys.executable, "-m", "textattack_secondorder", "list", "attack-recipes"], TEXTATTACK_SECONDORDER_NO_HOOK="1"
+    )
     assert out.returncode == 0, out.stderr
     assert "textfooler-offline" in out.stdout
 
@@ -135,9 +151,21 @@ def test_stock_cli_attacks_planted_model_with_recipe_params(tmp_path, capfd):
     syn.write_text('{"good": ["fine", "decent"], "dull": ["boring"]}')
     csv = tmp_path / "log.csv"
     recipe = f"textfooler-offline^synonyms='{syn}',use_sentence_encoder=False"
-    code, out, err = stock_textattack(capfd, "attack", "--recipe", recipe, "--model-from-file", tmp_path / "model.py",
-                                      "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset",
-                                      "--num-examples", "3", "--log-to-csv", csv, "--disable-stdout")
+    code, out, err = stock_textattack(
+        capfd,
+        "attack",
+        "--recipe",
+        recipe,
+        "--model-from-file",
+        tmp_path / "model.py",
+        "--dataset-from-file",
+        f"{tmp_path / 'data.py'}^dataset",
+        "--num-examples",
+        "3",
+        "--log-to-csv",
+        csv,
+        "--disable-stdout",
+    )
     assert code == 0, out[-3000:] + err[-3000:]
     assert "Number of successful attacks:" in out
     import pandas as pd
@@ -150,9 +178,18 @@ def test_stock_cli_attacks_planted_model_with_recipe_params(tmp_path, capfd):
 def test_stock_cli_rejects_unknown_recipe_parameter(tmp_path, capfd):
     (tmp_path / "model.py").write_text(PLANTED_MODEL)
     (tmp_path / "data.py").write_text(PLANTED_DATA)
-    code, _, err = stock_textattack(capfd, "attack", "--recipe", "textfooler-offline^nonsense=1",
-                                    "--model-from-file", tmp_path / "model.py",
-                                    "--dataset-from-file", f"{tmp_path / 'data.py'}^dataset", "--num-examples", "1")
+    code, _, err = stock_textattack(
+        capfd,
+        "attack",
+        "--recipe",
+        "textfooler-offline^nonsense=1",
+        "--model-from-file",
+        tmp_path / "model.py",
+        "--dataset-from-file",
+        f"{tmp_path / 'data.py'}^dataset",
+        "--num-examples",
+        "1",
+    )
     assert code == 2, err[-2000:]
     assert "Unknown parameter(s) 'nonsense'" in err and "max_candidates" in err and "Traceback" not in err
 
@@ -177,12 +214,21 @@ def test_every_registered_name_builds():
     synonyms = {"good": ["fine"], "film": ["movie"]}
     kappa = FlipCapabilityResult(FlipCapability(["bad", "dull"], 2).update([0], 1))
     light = {  # small stand-ins for the slots, so the test loads no real model
-        "masked_lm": FixedProposer(device="cpu"), "synonyms": synonyms, "use_sentence_encoder": False,
+        "masked_lm": FixedProposer(device="cpu"),
+        "synonyms": synonyms,
+        "use_sentence_encoder": False,
     }
     table = install_tables()
     ours = attack_recipes()
-    assert {"so-beam", "so-enum", "so-random", "sp-attack", "textfooler-offline", "bae-offline",
-            "alzantot-offline"} <= set(ours)
+    assert {
+        "so-beam",
+        "so-enum",
+        "so-random",
+        "sp-attack",
+        "textfooler-offline",
+        "bae-offline",
+        "alzantot-offline",
+    } <= set(ours)
     for name, cls in ours.items():
         assert cls.name == name
         assert eval(table[name], {"textattack": textattack}) is cls

@@ -1,5 +1,6 @@
 """One place decides what loads: ``describe()`` (what ``textattack-so resources`` prints) and the
 loaders agree for every slot, online and offline."""
+
 import pytest
 
 from textattack_secondorder import resources
@@ -84,8 +85,10 @@ def test_offline_alternative_is_never_silent(recorded, monkeypatch, caplog):
     assert s.offline in row["note"] and "its package is not installed" in row["note"]
     with caplog.at_level("WARNING", logger="textattack_secondorder.resources.loaders"):
         assert resources.load_word_proposer() == ("built", "masked_lm", s.alternatives[0])
-    assert any(r.levelname == "WARNING" and s.offline in r.getMessage() and s.alternatives[0] in r.getMessage()
-               for r in caplog.records)
+    assert any(
+        r.levelname == "WARNING" and s.offline in r.getMessage() and s.alternatives[0] in r.getMessage()
+        for r in caplog.records
+    )
 
 
 def test_environment_and_argument_win(recorded, monkeypatch, tmp_path):

@@ -1,4 +1,5 @@
 """SIGKILL in the middle of a long command, rerun: the outputs equal an uninterrupted run's (docs/methods.md §6)."""
+
 import hashlib
 import json
 import os
@@ -16,11 +17,12 @@ from conftest import offline_env, tiny_bert_source
 WORDS = ["good", "bad", "film", "movie", "plot", "great", "dull", "fine", "awful", "story", "fun", "boring"]
 
 
-
 def write_inputs(tmp_path, n=40, sleep=0.02, max_length=None):
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a"] + WORDS
     (tmp_path / "model.py").write_text(tiny_bert_source(vocab, sleep=sleep, max_length=max_length))
-    rows = [(" ".join(WORDS[(3 * i + j * (i % 5 + 1)) % len(WORDS)] for j in range(3 + i % 4)), i % 2) for i in range(n)]
+    rows = [
+        (" ".join(WORDS[(3 * i + j * (i % 5 + 1)) % len(WORDS)] for j in range(3 + i % 4)), i % 2) for i in range(n)
+    ]
     pd.DataFrame(rows, columns=["text", "label"]).to_csv(tmp_path / "data.csv", index=False)
 
 
@@ -34,8 +36,13 @@ def sha(path):
 
 def run_killed(cmd, ready, timeout=600):
     """Start ``cmd``; SIGKILL it as soon as ``ready()`` says progress is on disk. Returns whether it was killed."""
-    proc = subprocess.Popen(cmd, env=offline_env(PYTHONPATH=os.environ.get("PYTHONPATH", "")),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        cmd,
+        env=offline_env(PYTHONPATH=os.environ.get("PYTHONPATH", "")),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     start = time.time()
     try:
         while proc.poll() is None and time.time() - start < timeout:
@@ -71,8 +78,17 @@ def test_flip_capability_resumes_after_sigkill(tmp_path):
     # 0.1 s per forward: the κ loop must outlast the 2 s between checkpoints (at 0.02 s it ran in
     # under 2 s and never saved midway, so there was nothing to kill it after)
     write_inputs(tmp_path, sleep=0.1)
-    base = ["flip-capability", "--model", str(tmp_path / "model.py"), "--dataset", str(tmp_path / "data.csv"),
-            "--early-stop", "4", "--model-batch-size", "8"]
+    base = [
+        "flip-capability",
+        "--model",
+        str(tmp_path / "model.py"),
+        "--dataset",
+        str(tmp_path / "data.csv"),
+        "--early-stop",
+        "4",
+        "--model-batch-size",
+        "8",
+    ]
     env = offline_env(PYTHONPATH=os.environ.get("PYTHONPATH", ""))
     full = tmp_path / "full" / "kappa.json"
     subprocess.run(so_command(*base, "--out", str(full)), env=env, check=True, capture_output=True, timeout=900)
@@ -96,12 +112,19 @@ def test_flip_capability_resumes_after_sigkill(tmp_path):
     assert sha(out.with_suffix(".csv")) == sha(full.with_suffix(".csv"))
     a, b = json.loads(full.read_text()), json.loads(out.read_text())
     assert a["state"]["counts"] == b["state"]["counts"] and a["settings"] == b["settings"]
-    print(f"flip-capability: killed at example {resumed_from}; CSV {len(pd.read_csv(out.with_suffix('.csv')))} rows, "
-          f"sha256 {sha(out.with_suffix('.csv'))[:12]} equal")
+    print(
+        f"flip-capability: killed at example {resumed_from}; CSV {len(pd.read_csv(out.with_suffix('.csv')))} rows, "
+        f"sha256 {sha(out.with_suffix('.csv'))[:12]} equal"
+    )
 
     # other settings never mix with the saved progress
-    other = subprocess.run(so_command(*base[:-4], "--early-stop", "8", "--model-batch-size", "8", "--out", str(out)),
-                           env=env, capture_output=True, text=True, timeout=900)
+    other = subprocess.run(
+        so_command(*base[:-4], "--early-stop", "8", "--model-batch-size", "8", "--out", str(out)),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert other.returncode != 0 and "other settings" in other.stderr and "Traceback" not in other.stderr
 
 
@@ -118,26 +141,45 @@ def test_bias_resumes_after_sigkill(tmp_path):
     write_tiny_mlm(tmp_path / "mlm", vocab)
     texts = [f"{('he', 'she')[i % 2]} found the {WORDS[i % 12]} {WORDS[(5 * i + 2) % 12]}" for i in range(12)]
     pd.DataFrame({"text": texts}).to_csv(tmp_path / "data.csv", index=False)
-    base = ["bias", "--model", str(tmp_path / "model.py"), "--dataset", str(tmp_path / "data.csv"),
-            "--pairs", "he/she,good/bad,film/movie,fun/boring", "--masked-lm", str(tmp_path / "mlm"), "--max-k", "1",
-            "--bootstrap", "100", "--model-batch-size", "8"]
+    base = [
+        "bias",
+        "--model",
+        str(tmp_path / "model.py"),
+        "--dataset",
+        str(tmp_path / "data.csv"),
+        "--pairs",
+        "he/she,good/bad,film/movie,fun/boring",
+        "--masked-lm",
+        str(tmp_path / "mlm"),
+        "--max-k",
+        "1",
+        "--bootstrap",
+        "100",
+        "--model-batch-size",
+        "8",
+    ]
     env = offline_env(PYTHONPATH=os.environ.get("PYTHONPATH", ""))
     full = tmp_path / "full"
     subprocess.run(so_command(*base, "--out", str(full)), env=env, check=True, capture_output=True, timeout=1200)
 
     out = tmp_path / "cut"
-    assert run_killed(so_command(*base, "--out", str(out)), parts_written(out / "parts", "*.pkl")), \
+    assert run_killed(so_command(*base, "--out", str(out)), parts_written(out / "parts", "*.pkl")), (
         "the run ended before it could be killed"
+    )
     saved = sorted(p.name for p in (out / "parts").glob("*.pkl"))
-    check_whole([out / n for n in ("bias_table.csv", "bias_sentences.csv", "bias_summary.json", "hist_k.png",
-                                   "bias_vs_k.png")] + list((out / "parts").glob("*.pkl")))
+    check_whole(
+        [out / n for n in ("bias_table.csv", "bias_sentences.csv", "bias_summary.json", "hist_k.png", "bias_vs_k.png")]
+        + list((out / "parts").glob("*.pkl"))
+    )
     assert not (out / "bias_table.csv").exists()
     done = subprocess.run(so_command(*base, "--out", str(out)), env=env, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stderr[-2000:]
     for name in ("bias_table.csv", "bias_sentences.csv"):
         assert sha(out / name) == sha(full / name), name
-    print(f"bias: killed with {saved} saved; bias_table.csv and bias_sentences.csv "
-          f"({len(pd.read_csv(out / 'bias_sentences.csv'))} rows) byte-identical")
+    print(
+        f"bias: killed with {saved} saved; bias_table.csv and bias_sentences.csv "
+        f"({len(pd.read_csv(out / 'bias_sentences.csv'))} rows) byte-identical"
+    )
 
 
 @pytest.mark.slow
@@ -145,16 +187,29 @@ def test_robustness_resumes_after_sigkill(tmp_path):
     write_inputs(tmp_path, n=24, sleep=0.02, max_length=32)
     syn = {"good": ["fine"], "bad": ["awful"], "film": ["movie"], "plot": ["story"], "dull": ["boring"]}
     (tmp_path / "syn.json").write_text(json.dumps(syn))
-    base = ["robustness", "--model", str(tmp_path / "model.py"), "--dataset", str(tmp_path / "data.csv"),
-            "--levels", "char,word,adversarial", "--synonyms", str(tmp_path / "syn.json"), "--recipe", "deepwordbug",
-            "--model-batch-size", "8"]
+    base = [
+        "robustness",
+        "--model",
+        str(tmp_path / "model.py"),
+        "--dataset",
+        str(tmp_path / "data.csv"),
+        "--levels",
+        "char,word,adversarial",
+        "--synonyms",
+        str(tmp_path / "syn.json"),
+        "--recipe",
+        "deepwordbug",
+        "--model-batch-size",
+        "8",
+    ]
     env = offline_env(PYTHONPATH=os.environ.get("PYTHONPATH", ""))
     full = tmp_path / "full"
     subprocess.run(so_command(*base, "--out", str(full)), env=env, check=True, capture_output=True, timeout=1200)
 
     out = tmp_path / "cut"
-    assert run_killed(so_command(*base, "--out", str(out)), parts_written(out / "parts", "*.json")), \
+    assert run_killed(so_command(*base, "--out", str(out)), parts_written(out / "parts", "*.json")), (
         "the run ended before it could be killed"
+    )
     saved = sorted(p.name.split("-")[0] + "-" + p.name.split("-")[1] for p in (out / "parts").glob("*.json"))
     check_whole([out / "robustness.csv", out / "robustness.json"] + list((out / "parts").glob("*.json")))
     assert not (out / "robustness.csv").exists() and len(saved) < 3
@@ -167,22 +222,49 @@ def test_robustness_resumes_after_sigkill(tmp_path):
     a, b = json.loads((full / "robustness.json").read_text()), json.loads((out / "robustness.json").read_text())
     a["settings"].pop("elapsed_seconds"), b["settings"].pop("elapsed_seconds")
     assert a == b
-    print(f"robustness: killed with {saved} saved; robustness.csv and sets/*.csv byte-identical, "
-          "robustness.json equal but for elapsed_seconds")
+    print(
+        f"robustness: killed with {saved} saved; robustness.csv and sets/*.csv byte-identical, "
+        "robustness.json equal but for elapsed_seconds"
+    )
 
     # another setting never reuses those sets: a new part per level, none of the saved ones read
-    other = subprocess.run(so_command(*base, "--seed", "1", "--out", str(out)), env=env, capture_output=True,
-                           text=True, timeout=1200)
+    other = subprocess.run(
+        so_command(*base, "--seed", "1", "--out", str(out)), env=env, capture_output=True, text=True, timeout=1200
+    )
     assert other.returncode == 0 and "reusing the" not in other.stderr, other.stderr[-2000:]
     assert len(list((out / "parts").glob("*.json"))) == 6
 
 
-# ------------------------------------------------------------------ textattack attack --checkpoint-interval / attack-resume
-SO_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "he", "she", "is", "not", "at", "all", "and",
-            "cast"] + WORDS
-# row 5 repeats row 1 after the first checkpoint (3 rows): only a resumed guard that replays rows 0-2 calls it a duplicate
-SO_ROWS = [("a good film", 1), ("the plot is dull", 0), ("", 1), ("he is not bad at all", 1), ("a great story", 0),
-           ("the plot is dull", 0), ("she is a fine watch", 0), ("awful boring movie", 1)]
+# ------------------------------------------------ textattack attack --checkpoint-interval / attack-resume
+SO_VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    "the",
+    "a",
+    "he",
+    "she",
+    "is",
+    "not",
+    "at",
+    "all",
+    "and",
+    "cast",
+] + WORDS
+# row 5 repeats row 1 after the first checkpoint (3 rows): only a resumed guard that replays rows 0-2 calls it a
+# duplicate
+SO_ROWS = [
+    ("a good film", 1),
+    ("the plot is dull", 0),
+    ("", 1),
+    ("he is not bad at all", 1),
+    ("a great story", 0),
+    ("the plot is dull", 0),
+    ("she is a fine watch", 0),
+    ("awful boring movie", 1),
+]
 
 
 @pytest.mark.slow
@@ -193,12 +275,27 @@ def test_attack_resume_of_so_beam_equals_an_uninterrupted_run(tmp_path):
     textattack = console_script("textattack")
     (tmp_path / "model.py").write_text(tiny_bert_source(SO_VOCAB, max_length=32))
     write_tiny_mlm(tmp_path / "mlm", SO_VOCAB)
-    (tmp_path / "syn.json").write_text(json.dumps({"good": ["fine"], "bad": ["awful"], "dull": ["boring"],
-                                                   "film": ["movie"], "great": ["fine"]}))
+    (tmp_path / "syn.json").write_text(
+        json.dumps({"good": ["fine"], "bad": ["awful"], "dull": ["boring"], "film": ["movie"], "great": ["fine"]})
+    )
     (tmp_path / "data.py").write_text(f"import textattack\ndataset = textattack.datasets.Dataset({SO_ROWS!r})\n")
-    recipe = f"so-beam^masked_lm={str(tmp_path / 'mlm')!r},synonyms={str(tmp_path / 'syn.json')!r},beam_width=2,max_depth=2"
-    base = [textattack, "attack", "--recipe", recipe, "--model-from-file", "model.py", "--dataset-from-file",
-            "data.py^dataset", "--num-examples", str(len(SO_ROWS)), "--disable-stdout", "--silent"]
+    recipe = (
+        f"so-beam^masked_lm={str(tmp_path / 'mlm')!r},synonyms={str(tmp_path / 'syn.json')!r},beam_width=2,max_depth=2"
+    )
+    base = [
+        textattack,
+        "attack",
+        "--recipe",
+        recipe,
+        "--model-from-file",
+        "model.py",
+        "--dataset-from-file",
+        "data.py^dataset",
+        "--num-examples",
+        str(len(SO_ROWS)),
+        "--disable-stdout",
+        "--silent",
+    ]
     env = offline_env(PYTHONPATH=os.environ.get("PYTHONPATH", ""))
 
     def run(*args):
@@ -210,8 +307,9 @@ def test_attack_resume_of_so_beam_equals_an_uninterrupted_run(tmp_path):
     run(*base, "--log-to-csv", "full.csv")
     checkpoints = tmp_path / "ck"
     cmd = base + ["--log-to-csv", "cut.csv", "--checkpoint-interval", "3", "--checkpoint-dir", str(checkpoints)]
-    killed = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)
+    killed = subprocess.Popen(
+        cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
     try:
         start = time.time()
         while killed.poll() is None and time.time() - start < 1200 and not list(checkpoints.glob("*.ta.chkpt")):
@@ -233,5 +331,7 @@ def test_attack_resume_of_so_beam_equals_an_uninterrupted_run(tmp_path):
     assert len(full) == len(SO_ROWS)
     assert full["skip_reason"].tolist()[5] == "duplicate of row 2 (same text and label)"
     pd.testing.assert_frame_equal(resumed, full)
-    print(f"so-beam attack-resume: killed after the first checkpoint ({len(SO_ROWS)} rows, interval 3); "
-          f"resumed CSV equals the uninterrupted one: {full['result_type'].tolist()}")
+    print(
+        f"so-beam attack-resume: killed after the first checkpoint ({len(SO_ROWS)} rows, interval 3); "
+        f"resumed CSV equals the uninterrupted one: {full['result_type'].tolist()}"
+    )

@@ -1,4 +1,5 @@
 """FlagEval robustness report: the RB-index, the perturbation levels and the report end to end (offline)."""
+
 import json
 import re
 import shutil
@@ -21,8 +22,16 @@ TEXTS = [
     ("an utterly forgettable slog through tired cliches", 0),
     ("a wonderful , good natured comedy", 1),
 ]
-SYNONYMS = {"film": ["movie", "picture"], "good": ["nice", "fine"], "boring": ["dull"], "story": ["tale"],
-            "tedious": ["wearisome"], "acting": ["performing"], "plot": ["storyline"], "comedy": ["farce"]}
+SYNONYMS = {
+    "film": ["movie", "picture"],
+    "good": ["nice", "fine"],
+    "boring": ["dull"],
+    "story": ["tale"],
+    "tedious": ["wearisome"],
+    "acting": ["performing"],
+    "plot": ["storyline"],
+    "comedy": ["farce"],
+}
 
 
 class KeywordModel(ModelWrapper):
@@ -131,8 +140,9 @@ def _tiny_attack(model):
 
     from textattack_secondorder.transformations.word_swap_word_list import WordSwapWordList
 
-    return Attack(UntargetedClassification(model), [RepeatModification()], WordSwapWordList(["nice", "good"]),
-                  GreedySearch())
+    return Attack(
+        UntargetedClassification(model), [RepeatModification()], WordSwapWordList(["nice", "good"]), GreedySearch()
+    )
 
 
 def test_report_end_to_end_on_a_tiny_model(tmp_path):
@@ -212,19 +222,24 @@ def test_finished_sets_are_saved_and_reused_only_under_the_same_key(tmp_path):
 
     texts, labels = [t for t, _ in TEXTS], [y for _, y in TEXTS]
     words = rb.WordPerturbation(synonyms=SYNONYMS, seed=0)
-    assert part_key(words, texts, labels) == part_key(rb.WordPerturbation(synonyms=dict(SYNONYMS), seed=0), texts,
-                                                       labels)
+    assert part_key(words, texts, labels) == part_key(
+        rb.WordPerturbation(synonyms=dict(SYNONYMS), seed=0), texts, labels
+    )
     assert part_key(words, texts, labels) != part_key(
-        rb.WordPerturbation(synonyms=dict(SYNONYMS, film=["flick"]), seed=0), texts, labels)
+        rb.WordPerturbation(synonyms=dict(SYNONYMS, film=["flick"]), seed=0), texts, labels
+    )
     adv = rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels)
     assert part_key(adv, texts, labels) == part_key(
-        rb.AdversarialPerturbation("word-list", _tiny_attack(KeywordModel()), labels), texts, labels)
+        rb.AdversarialPerturbation("word-list", _tiny_attack(KeywordModel()), labels), texts, labels
+    )
     assert part_key(adv, texts, labels) != part_key(
-        rb.AdversarialPerturbation("word-list", _tiny_attack(OtherKeywordModel()), labels), texts, labels)
+        rb.AdversarialPerturbation("word-list", _tiny_attack(OtherKeywordModel()), labels), texts, labels
+    )
     # the adversarial counts come back with a reused set
     adv_report = rb.run_robustness(model, TEXTS, [adv], parts_dir=parts)
-    reused = rb.run_robustness(model, TEXTS, [rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels)],
-                               parts_dir=parts)
+    reused = rb.run_robustness(
+        model, TEXTS, [rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels)], parts_dir=parts
+    )
     assert reused.settings["Adv-word-list"] == adv_report.settings["Adv-word-list"]
     assert reused.settings["Adv-word-list"]["successful"] == 7
 
@@ -237,16 +252,35 @@ def test_robustness_command_end_to_end(tmp_path, capsys):
         "import re\nimport numpy as np\nfrom textattack.models.wrappers import ModelWrapper\n\n"
         "class KeywordModel(ModelWrapper):\n    model = None\n\n    def __call__(self, texts):\n"
         "        return np.array([[0.1, 0.9] if 'good' in re.findall(r'[a-z]+', t.lower()) else [0.9, 0.1]"
-        " for t in texts])\n\nmodel = KeywordModel()\n", encoding="utf-8")
+        " for t in texts])\n\nmodel = KeywordModel()\n",
+        encoding="utf-8",
+    )
     data = tmp_path / "data.csv"
     pd.DataFrame(TEXTS, columns=["text", "label"]).to_csv(data, index=False)
     syn = tmp_path / "syn.json"
     syn.write_text(json.dumps(SYNONYMS), encoding="utf-8")
     out = tmp_path / "report"
     # deepwordbug: a TextAttack recipe that needs no download; sentence level is skipped without apertium
-    assert main(["robustness", "--model", str(model_file), "--dataset", str(data), "--levels",
-                 "char,word,sentence,adversarial", "--synonyms", str(syn), "--recipe", "deepwordbug",
-                 "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "robustness",
+                "--model",
+                str(model_file),
+                "--dataset",
+                str(data),
+                "--levels",
+                "char,word,sentence,adversarial",
+                "--synonyms",
+                str(syn),
+                "--recipe",
+                "deepwordbug",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     assert "RB = " in printed and "C-typo" in printed and "Adv-deepwordbug" in printed
     for name in ("robustness.csv", "robustness.json", "report.html", "sets/sets.json", "sets/C-typo.csv"):
@@ -281,12 +315,14 @@ def test_adversarial_level_in_shards_equals_one_shard_and_resumes(tmp_path):
     texts = [t for t, _ in TEXTS]
     whole = rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels, progress=False)
     one = whole(texts)
-    sharded = rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels, options=ClusterOptions(shards=3),
-                                         shard_dir=tmp_path, progress=False)
+    sharded = rb.AdversarialPerturbation(
+        "word-list", _tiny_attack(model), labels, options=ClusterOptions(shards=3), shard_dir=tmp_path, progress=False
+    )
     assert sharded(texts) == one and sharded.counts == whole.counts and sharded.counts["successful"] == 7
     assert (sharded.stats.computed, sharded.stats.reused) == (3, 0) and len(list(tmp_path.glob("*.pkl"))) == 3
-    again = rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels, options=ClusterOptions(shards=3),
-                                       shard_dir=tmp_path, progress=False)
+    again = rb.AdversarialPerturbation(
+        "word-list", _tiny_attack(model), labels, options=ClusterOptions(shards=3), shard_dir=tmp_path, progress=False
+    )
     assert again(texts) == one and (again.stats.computed, again.stats.reused) == (0, 3)
     with pytest.raises(ValueError, match="model_spec"):  # Ray workers must be able to load the attacked model
         rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels, options=ClusterOptions(ray="local"))

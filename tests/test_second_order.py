@@ -1,4 +1,5 @@
 """Double perturbation (Zhang et al. 2021): neighbourhood rule, patch words, SO-Beam, SO-Enum, random walk."""
+
 import json
 
 import numpy as np
@@ -113,11 +114,34 @@ def test_neighborhood_rule_kappa_delta_on_tiny_masked_lm(tmp_path):
 
     from textattack_secondorder.resources.proposers import MaskedLMProposer
 
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "good", "movie", "film", "show", "great",
-             "bad", "##s", "the", "42", "picture"]
+    vocab = [
+        "[PAD]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        "a",
+        "good",
+        "movie",
+        "film",
+        "show",
+        "great",
+        "bad",
+        "##s",
+        "the",
+        "42",
+        "picture",
+    ]
     tok = bert_tokenizer(vocab)
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=64, tie_word_embeddings=False)
+    cfg = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        tie_word_embeddings=False,
+    )
     model = BertForMaskedLM(cfg)
     bias = torch.zeros(len(vocab))
     for w, v in {"film": 10.0, "show": 9.0, "##s": 8.6, "great": 8.2, "42": 8.1, "picture": 7.0, "bad": 5.0}.items():
@@ -273,8 +297,10 @@ class LeftContextProposer(WordProposer):
 
     def propose(self, sentences, positions, top_k=21):
         self.masks += sum(map(len, positions))
-        return [[[(w, 5.0 - 0.5 * k) for k, w in enumerate(self.CANDS.get(s[i - 1] if i else "<s>", []))]
-                 for i in pos] for s, pos in zip(sentences, positions)]
+        return [
+            [[(w, 5.0 - 0.5 * k) for k, w in enumerate(self.CANDS.get(s[i - 1] if i else "<s>", []))] for i in pos]
+            for s, pos in zip(sentences, positions)
+        ]
 
 
 def test_neighbourhood_caches_proposals_per_masked_sentence():
@@ -298,8 +324,14 @@ def test_masked_lm_dtype_option(tmp_path):
 
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "a", "good", "movie", "film", "show", "great"]
     tok = bert_tokenizer(vocab)
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=64)
+    cfg = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+    )
     torch.manual_seed(0)
     model = BertForMaskedLM(cfg)
     exact = MaskedLMProposer(model, tokenizer=tok, device="cpu").propose([["a", "good", "movie"]], [[2]], top_k=3)
@@ -322,8 +354,9 @@ def test_recipe_loads_the_offline_masked_lm_in_bfloat16():
 
     if MiniLMMLMProposer.available():
         pytest.skip("offline MiniLM proposer not installed")
-    attack = SOBeam.build(Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm="minilm-mlm",
-                          masked_lm_dtype="bfloat16")
+    attack = SOBeam.build(
+        Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm="minilm-mlm", masked_lm_dtype="bfloat16"
+    )
     assert attack.transformation.proposer.dtype == torch.bfloat16
 
 

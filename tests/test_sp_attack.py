@@ -1,12 +1,13 @@
 """SP-Attack changes exactly one word; ASR1 counts one-word successes only (Xu et al.)."""
+
 import numpy as np
 import pytest
 import textattack
 from textattack.attack_results import FailedAttackResult, SuccessfulAttackResult
 
 from textattack_secondorder.attack_recipes import SPAttack
-from textattack_secondorder.metrics.asr1 import ASR1
 from textattack_secondorder.evaluation.flip_capability import FlipCapability, FlipCapabilityResult
+from textattack_secondorder.metrics.asr1 import ASR1
 
 
 class Planted(textattack.models.wrappers.ModelWrapper):
@@ -39,11 +40,13 @@ def kappa(words):
 
 
 def attack(texts, **p):
-    a = SPAttack.build(Planted(), kappa=kappa(["dreadful", "awful", "nice"]), sentence_encoder=Encoder(),
-                       causal_lm=LM(), **p)
+    a = SPAttack.build(
+        Planted(), kappa=kappa(["dreadful", "awful", "nice"]), sentence_encoder=Encoder(), causal_lm=LM(), **p
+    )
     ds = textattack.datasets.Dataset([(t, 1) for t in texts])
-    return textattack.Attacker(a, ds, textattack.AttackArgs(num_examples=len(texts), silent=True,
-                                                             disable_stdout=True)).attack_dataset()
+    return textattack.Attacker(
+        a, ds, textattack.AttackArgs(num_examples=len(texts), silent=True, disable_stdout=True)
+    ).attack_dataset()
 
 
 def test_sp_attack_changes_exactly_one_word_and_respects_similarity():
@@ -62,8 +65,9 @@ def test_sp_attack_fails_when_nothing_similar_flips():
 
 
 def test_top_m_words_come_from_kappa():
-    a = SPAttack.build(Planted(), kappa=kappa(["dreadful", "awful", "nice"]), top_m=1,
-                       sentence_encoder=Encoder(), causal_lm=LM())
+    a = SPAttack.build(
+        Planted(), kappa=kappa(["dreadful", "awful", "nice"]), top_m=1, sentence_encoder=Encoder(), causal_lm=LM()
+    )
     assert a.transformation.words == ["dreadful"]
 
 

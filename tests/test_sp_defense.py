@@ -1,4 +1,5 @@
 """SP-Defense (Xu et al., §5): one-word label-keeping augmentation, lossless CSV, training, stock CLI."""
+
 import csv
 
 import pandas as pd
@@ -26,13 +27,20 @@ def word_cnn():
 
     tok = build_word_tokenizer(WORDS)
     torch.manual_seed(0)
-    model = build_word_model("cnn", vocab_size=len(tok.get_vocab()),
-                             vectors=torch.randn(len(tok.get_vocab()), 8), embedding_dim=8).eval()
+    model = build_word_model(
+        "cnn", vocab_size=len(tok.get_vocab()), vectors=torch.randn(len(tok.get_vocab()), 8), embedding_dim=8
+    ).eval()
     return Wrapper(model, tok)
 
 
-DATA = [("the film was good", 1), ("a great story", 1), ("the plot is dull", 0), ("an awful movie", 0),
-        ("good acting, fine plot", 1), ("bad bad film", 0)]
+DATA = [
+    ("the film was good", 1),
+    ("a great story", 1),
+    ("the plot is dull", 0),
+    ("an awful movie", 0),
+    ("good acting, fine plot", 1),
+    ("bad bad film", 0),
+]
 
 
 def diff_positions(a, b):
@@ -72,15 +80,24 @@ def test_special_words_are_more_frequent_under_another_label():
 
 
 def test_sp_augment_csv_round_trip_with_hard_characters(tmp_path, word_cnn):
-    hard = ['She said "wow", twice', "a/b testing is dull/boring", "naïve café, 東京 film", "line one\nline two film",
-            "commas, commas, commas", "slashes / and \\ back"]
+    hard = [
+        'She said "wow", twice',
+        "a/b testing is dull/boring",
+        "naïve café, 東京 film",
+        "line one\nline two film",
+        "commas, commas, commas",
+        "slashes / and \\ back",
+    ]
     src = tmp_path / "in.csv"
-    pd.DataFrame({"id": range(len(hard)), "text": hard, "label": [1, 0, 1, 0, 1, 0], "note": ["x/y", "", "é", '"q"', ",", "/"]}
-                 ).to_csv(src, index=False, quoting=csv.QUOTE_ALL)
+    pd.DataFrame(
+        {"id": range(len(hard)), "text": hard, "label": [1, 0, 1, 0, 1, 0], "note": ["x/y", "", "é", '"q"', ",", "/"]}
+    ).to_csv(src, index=False, quoting=csv.QUOTE_ALL)
     out = tmp_path / "out.csv"
     from textattack_secondorder.cli import main
 
-    assert main(["sp-augment", "--input-csv", str(src), "--output-csv", str(out), "--mode", "random", "--seed", "0"]) == 0
+    assert (
+        main(["sp-augment", "--input-csv", str(src), "--output-csv", str(out), "--mode", "random", "--seed", "0"]) == 0
+    )
     df = pd.read_csv(out, dtype=str, keep_default_na=False)
     orig = df[df["augmentation"] == "original"].reset_index(drop=True)
     assert orig["text"].tolist() == hard
@@ -104,7 +121,9 @@ def test_defense_training_runs_and_saves_a_loadable_model(tmp_path, word_cnn):
     again = AutoModelForSequenceClassification.from_pretrained(str(path))
     x = word_cnn.tokenizer(["the film was good"], return_tensors="pt")
     with torch.no_grad():
-        torch.testing.assert_close(again(input_ids=x["input_ids"]).logits, word_cnn.model(input_ids=x["input_ids"]).logits)
+        torch.testing.assert_close(
+            again(input_ids=x["input_ids"]).logits, word_cnn.model(input_ids=x["input_ids"]).logits
+        )
 
 
 @pytest.mark.parametrize("train_embeddings", [True, False])
@@ -133,8 +152,21 @@ def test_stock_textattack_augment_cli_runs_sp_defense(tmp_path, capfd):
     src.write_text("text,label\nthe film was good,1\nan awful plot,0\n")
     out = tmp_path / "out.csv"
     recipe = "sp-defense^vocabulary=['splendid','dreary']"
-    code, _, err = stock_textattack(capfd, "augment", "--input-csv", src, "--output-csv", out, "--input-column", "text",
-                                    "--recipe", recipe, "--transformations-per-example", "1", "--exclude-original")
+    code, _, err = stock_textattack(
+        capfd,
+        "augment",
+        "--input-csv",
+        src,
+        "--output-csv",
+        out,
+        "--input-column",
+        "text",
+        "--recipe",
+        recipe,
+        "--transformations-per-example",
+        "1",
+        "--exclude-original",
+    )
     assert code == 0, err[-3000:]
     df = pd.read_csv(out)
     assert len(df) == 2

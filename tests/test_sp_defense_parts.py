@@ -4,12 +4,11 @@ Each test fails when its part is wrong: the augmentations (random, Eq. 5 gradien
 words), the vocabulary they draw from, the batch recipe, the fine-tuning schedule, the saved model,
 and the benchmark's paper-scale path (a tiny random BERT, no network).
 """
+
 import json
 import math
 import random
-import sys
 
-import numpy as np
 import pytest
 import torch
 
@@ -21,10 +20,32 @@ from textattack_secondorder.augmentation.sp_defense import (
 )
 from textattack_secondorder.defense.training import augmentation_vocabulary, batch_modes, train_defense
 
-WORDS = ["good", "bad", "film", "movie", "plot", "great", "dull", "fine", "awful", "story", "the", "a", "is", "was",
-         "kuh", "nuh"]  # "kuh", "nuh": in the model's vocabulary, in no training sentence
-DATA = [("the film was good", 1), ("a great story", 1), ("the plot is dull", 0), ("an awful movie", 0),
-        ("good acting , fine plot", 1), ("bad bad film", 0)]
+WORDS = [
+    "good",
+    "bad",
+    "film",
+    "movie",
+    "plot",
+    "great",
+    "dull",
+    "fine",
+    "awful",
+    "story",
+    "the",
+    "a",
+    "is",
+    "was",
+    "kuh",
+    "nuh",
+]  # "kuh", "nuh": in the model's vocabulary, in no training sentence
+DATA = [
+    ("the film was good", 1),
+    ("a great story", 1),
+    ("the plot is dull", 0),
+    ("an awful movie", 0),
+    ("good acting , fine plot", 1),
+    ("bad bad film", 0),
+]
 
 
 class Wrapper:
@@ -38,8 +59,9 @@ def word_cnn():
 
     tok = build_word_tokenizer(WORDS)
     torch.manual_seed(0)
-    model = build_word_model("cnn", vocab_size=len(tok.get_vocab()),
-                             vectors=torch.randn(len(tok.get_vocab()), 8), embedding_dim=8).eval()
+    model = build_word_model(
+        "cnn", vocab_size=len(tok.get_vocab()), vectors=torch.randn(len(tok.get_vocab()), 8), embedding_dim=8
+    ).eval()
     return Wrapper(model, tok)
 
 
@@ -132,7 +154,8 @@ def test_gradient_augmentation_is_one_forward_and_backward_per_batch(word_cnn):
     emb = clf.model.get_input_embeddings()
     h1 = clf.model.register_forward_hook(lambda *a: calls.__setitem__("forward", calls["forward"] + 1))
     h2 = clf.model.classifier.register_full_backward_hook(
-        lambda *a: calls.__setitem__("backward", calls["backward"] + 1))
+        lambda *a: calls.__setitem__("backward", calls["backward"] + 1)
+    )
     try:
         gradient_augment(clf, [t for t, _ in DATA] * 5, [y for _, y in DATA] * 5, batch_size=32)
     finally:
@@ -143,8 +166,12 @@ def test_gradient_augmentation_is_one_forward_and_backward_per_batch(word_cnn):
 
 # ----------------------------------------------------------------------------- special words (Eq. 6)
 def test_special_words_follow_eq6_with_training_label_frequencies():
-    data = [("awful awful awful awful awful awful movie", 0), ("movie fine", 0),
-            ("great great great great great great movie", 1), ("fine awful movie", 1)]
+    data = [
+        ("awful awful awful awful awful awful movie", 0),
+        ("movie fine", 0),
+        ("great great great great great great movie", 1),
+        ("fine awful movie", 1),
+    ]
     table = special_word_table(data, min_count=1)
     # add-one smoothed log-frequencies: awful 7/12 vs 2/12 under label 1 -> margin log(3.5) > 1: in T(1)
     assert "awful" in table[1] and "awful" not in table[0]
@@ -216,14 +243,23 @@ def test_training_refuses_non_positive_steps_and_unknown_mixes(word_cnn):
 
 # ----------------------------------------------------------------------------- defend command
 def tiny_bert_dir(folder, vocab):
-    from conftest import bert_tokenizer
     from transformers import BertConfig, BertForSequenceClassification
+
+    from conftest import bert_tokenizer
 
     folder.mkdir(parents=True, exist_ok=True)
     tok = bert_tokenizer(vocab, model_max_length=32)
     torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=32, max_position_embeddings=64, num_labels=2, initializer_range=0.5)
+    cfg = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+        num_labels=2,
+        initializer_range=0.5,
+    )
     BertForSequenceClassification(cfg).eval().save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder
@@ -263,12 +299,14 @@ def test_defend_bad_arguments_are_one_line_exit_2(tmp_path, tiny_setup, capfd, b
 def test_defend_refuses_a_victim_without_gradient_access_in_one_line(tmp_path, tiny_setup, capfd):
     _, csv = tiny_setup
     src = tmp_path / "blackbox.py"
-    src.write_text("import numpy as np, textattack\n"
-                   "class M(textattack.models.wrappers.ModelWrapper):\n"
-                   "    model = None\n"
-                   "    def __call__(self, texts):\n"
-                   "        return np.tile([[0.3, 0.7]], (len(texts), 1))\n"
-                   "model = M()\n")
+    src.write_text(
+        "import numpy as np, textattack\n"
+        "class M(textattack.models.wrappers.ModelWrapper):\n"
+        "    model = None\n"
+        "    def __call__(self, texts):\n"
+        "        return np.tile([[0.3, 0.7]], (len(texts), 1))\n"
+        "model = M()\n"
+    )
     code, _, err = run_cli(capfd, "defend", "--model", src, "--dataset", csv, "--steps", 1, "--out", tmp_path / "d")
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "d").exists()
@@ -279,8 +317,9 @@ def test_defended_model_is_a_loadable_directory_with_its_record(tmp_path, tiny_s
 
     model, csv = tiny_setup
     out = tmp_path / "defended"
-    code, _, err = run_cli(capfd, "defend", "--model", model, "--dataset", csv, "--steps", 2, "--batch-size", 4,
-                           "--seed", 7, "--out", out)
+    code, _, err = run_cli(
+        capfd, "defend", "--model", model, "--dataset", csv, "--steps", 2, "--batch-size", 4, "--seed", 7, "--out", out
+    )
     assert code == 0, err
     info = json.loads((out / "defense.json").read_text())
     assert info["seed"] == 7 and info["steps"] == 2 and info["defense"] == "sp-defense" and info["lr"] == 2e-5
@@ -323,26 +362,66 @@ def test_benchmark_interval_is_a_t_interval():
 def test_benchmark_paper_scale_settings_and_cpu_run_on_a_tiny_bert(tmp_path, tiny_setup, monkeypatch):
     """``--paper-scale`` gives the paper's settings; the whole loop runs on a tiny random BERT (no network)."""
     import test_sp_attack as stubs
-
     from textattack_secondorder.attack_recipes import SPAttack
 
     bench = load_benchmark()
     args = bench.parse_args(["--paper-scale", "--device", "cuda"])
     assert (args.victims, args.steps, args.lr, args.rho_sentences, args.vocab_limit) == (
-        [bench.PAPER_VICTIM], [20000], 2e-5, 1000, 0)
+        [bench.PAPER_VICTIM],
+        [20000],
+        2e-5,
+        1000,
+        0,
+    )
     assert args.models == ["vanilla", "rand", "sp-defense"] and len(args.seeds) >= 3
 
     real_build = SPAttack.build.__func__
-    monkeypatch.setattr(SPAttack, "build", classmethod(
-        lambda cls, w, **p: real_build(cls, w, **{"sentence_encoder": stubs.Encoder(), "causal_lm": stubs.LM(), **p})))
+    monkeypatch.setattr(
+        SPAttack,
+        "build",
+        classmethod(
+            lambda cls, w, **p: real_build(
+                cls, w, **{"sentence_encoder": stubs.Encoder(), "causal_lm": stubs.LM(), **p}
+            )
+        ),
+    )
     model, csv = tiny_setup
     out = tmp_path / "table.json"
-    bench.main(["--paper-scale", "--device", "cpu", "--victims", str(model), "--dataset", str(csv), "--steps", "2",
-                "--seeds", "0", "1", "--rho-sentences", "3", "--attack-examples", "2", "--m", "4",
-                "--batch-size", "4", "--no-textfooler", "--out", str(out)])
+    bench.main(
+        [
+            "--paper-scale",
+            "--device",
+            "cpu",
+            "--victims",
+            str(model),
+            "--dataset",
+            str(csv),
+            "--steps",
+            "2",
+            "--seeds",
+            "0",
+            "1",
+            "--rho-sentences",
+            "3",
+            "--attack-examples",
+            "2",
+            "--m",
+            "4",
+            "--batch-size",
+            "4",
+            "--no-textfooler",
+            "--out",
+            str(out),
+        ]
+    )
     rows = json.loads(out.read_text())["rows"]
-    assert [(r["model"], r["seed"]) for r in rows] == [("vanilla", None), ("rand", 0), ("rand", 1),
-                                                       ("sp-defense", 0), ("sp-defense", 1)]
+    assert [(r["model"], r["seed"]) for r in rows] == [
+        ("vanilla", None),
+        ("rand", 0),
+        ("rand", 1),
+        ("sp-defense", 0),
+        ("sp-defense", 1),
+    ]
     for r in rows:
         assert all(r[k] is not None for k in ("accuracy", "rho", "rho_star", "sp_attack_ASR"))
     md = out.with_suffix(".md").read_text()

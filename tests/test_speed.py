@@ -6,6 +6,7 @@
 * ``B_{p,k}`` for k <= 1 does not depend on the sampling of larger levels;
 * ``device`` and the batch size reach the masked LM and the victim.
 """
+
 import zlib
 
 import numpy as np
@@ -18,8 +19,13 @@ from textattack_secondorder.resources.proposers import WordProposer
 from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
 
 SYNONYMS = {"good": ["fine"], "bad": ["poor"]}
-GROUPS = [["film", "movie", "show", "picture", "story"], ["a", "the", "one", "this"],
-          ["really", "very", "quite", "truly"], ["is", "was", "seems"], ["plot", "script", "cast", "score"]]
+GROUPS = [
+    ["film", "movie", "show", "picture", "story"],
+    ["a", "the", "one", "this"],
+    ["really", "very", "quite", "truly"],
+    ["is", "was", "seems"],
+    ["plot", "script", "cast", "score"],
+]
 
 
 class ContextProposer(WordProposer):
@@ -62,8 +68,13 @@ class HashModel(textattack.models.wrappers.ModelWrapper):
         return np.stack([1 - p, p], axis=1)
 
 
-TEXTS = ["a good film is really the plot", "the bad movie was quite a show", "this good story seems very good",
-         "one bad picture is truly the cast", "a good score was really a script"]
+TEXTS = [
+    "a good film is really the plot",
+    "the bad movie was quite a show",
+    "this good story seems very good",
+    "one bad picture is truly the cast",
+    "a good score was really a script",
+]
 
 
 def attack_all(recipe, model, proposer, texts=TEXTS, **params):
@@ -103,8 +114,15 @@ def test_batched_victim_calls_equal_one_text_calls():
     model = HashModel(1)
     gf = SecondOrderClassification(model, SynonymList(SYNONYMS), model_batch_size=64)
     gf.init_attack_example(AttackedText(TEXTS[0]), 1)
-    cands = [AttackedText(t) for t in ["a good show is really the plot", "a good film was quite the cast",
-                                       "the good film is really the plot", "a good film is really the plot"]]
+    cands = [
+        AttackedText(t)
+        for t in [
+            "a good show is really the plot",
+            "a good film was quite the cast",
+            "the good film is really the plot",
+            "a good film is really the plot",
+        ]
+    ]
     results, _ = gf.get_results(cands)
     # x and x ⊕ p of every candidate in one call; x0 and x0 ⊕ p (the last candidate) were asked when the
     # example started and come from the cache: identical texts are asked once per example
@@ -128,8 +146,11 @@ def test_neighbourhood_is_the_same_with_and_without_the_masked_sentence_cache():
 
 @pytest.mark.parametrize("recipe", [SOEnum, SORandom])
 def test_enum_and_random_run_on_the_shared_code(recipe):
-    res = attack_all(recipe, HashModel(2), ContextProposer(), max_depth=2) if recipe is SORandom else \
-        attack_all(recipe, HashModel(2), ContextProposer(), max_distance=2)
+    res = (
+        attack_all(recipe, HashModel(2), ContextProposer(), max_depth=2)
+        if recipe is SORandom
+        else attack_all(recipe, HashModel(2), ContextProposer(), max_distance=2)
+    )
     assert len(res) == len(TEXTS)
 
 
@@ -139,8 +160,9 @@ def test_bias_levels_0_and_1_do_not_depend_on_the_sampling_of_larger_levels():
     texts = ["he is a good film really", "she was the bad plot", "a story he thought was very good"]
 
     def records(**kw):
-        bias = CounterfactualBias(HashModel(0), WordSwapNeighborhood(ContextProposer()), progress=False, n_boot=50,
-                                  **kw)
+        bias = CounterfactualBias(
+            HashModel(0), WordSwapNeighborhood(ContextProposer()), progress=False, n_boot=50, **kw
+        )
         return bias.pair_records(texts, [("he", "she", "gender")])["he/she"]
 
     exact = records(max_k=1, sample_from_k=99)
@@ -163,7 +185,7 @@ def test_device_and_batch_size_reach_the_masked_lm_and_the_victim(monkeypatch):
         asked.append(device)
         return ContextProposer()
 
-    monkeypatch.setattr(resources, "load_word_proposer", fake_loader)
+    monkeypatch.setattr(resources.loaders, "load_word_proposer", fake_loader)  # what resources.word_proposer calls
     attack = build_attack("so-beam^perplexity=False", HashModel(), device="cuda", batch_size=7)
     assert asked == ["cuda"]
     assert attack.goal_function.batch_size == 7 and attack.transformation.proposer.batch_size == 7

@@ -1,4 +1,5 @@
 """Synonym lists (patch-word source, docs/methods.md §1.2) and the list-based word swap."""
+
 import importlib.util
 import json
 import os
@@ -71,7 +72,11 @@ def test_patch_pair_candidates_follow_rules():
     # "a" occurs twice, "film" twice (case-insensitive): no pairs; "nice" is in the sentence
     assert sel.candidates(words) == [("good", "fine", 1)]
     assert sel.candidates(["The", "film", "is", "good"]) == [
-        ("film", "movie", 1), ("film", "picture", 1), ("good", "fine", 3), ("good", "nice", 3)]
+        ("film", "movie", 1),
+        ("film", "picture", 1),
+        ("good", "fine", 3),
+        ("good", "nice", 3),
+    ]
     assert sel.candidates([]) == []
 
 
@@ -108,11 +113,16 @@ def test_transformation_swaps_keep_case():
     t = WordSwapSynonymList({"film": ["movie", "picture"], "good": ["fine"]})
     text = AttackedText("Film was good , GOOD film")
     out = sorted(x.text for x in t(text))
-    assert out == sorted([
-        "Movie was good , GOOD film", "Picture was good , GOOD film",
-        "Film was fine , GOOD film", "Film was good , FINE film",
-        "Film was good , GOOD movie", "Film was good , GOOD picture",
-    ])
+    assert out == sorted(
+        [
+            "Movie was good , GOOD film",
+            "Picture was good , GOOD film",
+            "Film was fine , GOOD film",
+            "Film was good , FINE film",
+            "Film was good , GOOD movie",
+            "Film was good , GOOD picture",
+        ]
+    )
     t1 = WordSwapSynonymList({"film": ["movie", "picture"]}, max_candidates=1)
     assert [x.text for x in t1(AttackedText("a film"))] == ["a movie"]
     assert "max_candidates" in repr(t1)

@@ -1,4 +1,5 @@
 """What keeps the package working on transformers 4.57 and 5.x (scripts/check_transformers5.sh runs the suite on 5)."""
+
 import sys
 import types
 
@@ -28,8 +29,9 @@ def test_flair_name_defined_on_transformers_5_only_when_missing(monkeypatch):
     assert hook.define_names_flair_imports() is ImageProcessor
     assert fake.LayoutLMv2FeatureExtractor is ImageProcessor
     assert hook.define_names_flair_imports() is None  # present now: left alone
-    fake = _fake_transformers(monkeypatch, "5.24.0", LayoutLMv2ImageProcessor=ImageProcessor,
-                              LayoutLMv2ImageProcessorPil=Pil)
+    fake = _fake_transformers(
+        monkeypatch, "5.24.0", LayoutLMv2ImageProcessor=ImageProcessor, LayoutLMv2ImageProcessorPil=Pil
+    )
     assert hook.define_names_flair_imports() is Pil and fake.LayoutLMv2FeatureExtractor is Pil
 
     class Own:

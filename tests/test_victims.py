@@ -1,4 +1,5 @@
 """Victim models: tiny word models trained here on synthetic sentences (no GloVe, no MR download)."""
+
 import json
 
 import numpy as np
@@ -47,7 +48,14 @@ def _synthetic(n=60, seed=0):
 def tiny_cnn():
     data = _synthetic()
     model, tok, metrics = training.train_word_model(
-        "cnn", data[:48], data[48:], glove=_fake_glove(), epochs=10, batch_size=8, lr=1e-2, dev_fraction=0,
+        "cnn",
+        data[:48],
+        data[48:],
+        glove=_fake_glove(),
+        epochs=10,
+        batch_size=8,
+        lr=1e-2,
+        dev_fraction=0,
         progress=False,
     )
     return model, tok, metrics
@@ -146,8 +154,7 @@ def test_stock_textattack_wrapper_loads_victim_dir(tiny_cnn, tmp_path):
 def test_train_victim_saves_atomically_and_load_victim(tmp_path, monkeypatch):
     monkeypatch.setenv("TA_SO_CACHE_DIR", str(tmp_path))
     data = _synthetic(40)
-    metrics = victims.train_victim("mr-bow", data=(data[:32], data[32:]), glove=_fake_glove(), epochs=2,
-                                   progress=False)
+    metrics = victims.train_victim("mr-bow", data=(data[:32], data[32:]), glove=_fake_glove(), epochs=2, progress=False)
     d = victims.victim_path("mr-bow")
     assert metrics["directory"] == str(d)
     assert {"config.json", "metrics.json", "model.safetensors", "tokenizer.json"} <= {p.name for p in d.iterdir()}

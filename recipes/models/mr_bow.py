@@ -8,6 +8,7 @@ Use with the stock TextAttack command line (the variable must be called ``model`
 Trained and cached on first use (see ``textattack-so train-victims``).
 ``TA_SO_DEVICE`` picks the device (default: TextAttack's).
 """
+
 import os
 
 from textattack_secondorder.models import load_victim

@@ -7,6 +7,7 @@ with paper-cited defaults, ``_build``) and one line in ``RECIPES``.
 
 Classes load on first use (so listing the package does not import TextAttack).
 """
+
 import importlib
 
 # class name -> module of every registered recipe

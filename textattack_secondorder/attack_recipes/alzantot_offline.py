@@ -1,4 +1,5 @@
 """Alzantot et al. (2018) genetic attack as TextAttack builds it, with this package's synonyms slot."""
+
 from textattack import Attack
 from textattack.constraints.overlap import MaxWordsPerturbed
 from textattack.constraints.pre_transformation import (

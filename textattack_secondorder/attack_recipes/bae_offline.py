@@ -4,6 +4,7 @@ TextAttack's ``bae`` loads BERT and the Universal Sentence Encoder from the hub;
 recipe keeps its search, goal and thresholds and takes the two models from the resources
 layer, so benchmarks can run it beside our attacks offline.
 """
+
 from textattack import Attack
 from textattack.constraints.pre_transformation import (
     RepeatModification,
@@ -26,8 +27,10 @@ class BAEOffline(SORecipe):
         "similarity_threshold": (0.936338023, "BAE via TextAttack: USE cosine >= 0.936 in a 15-word window"),
         "pos": (False, "part-of-speech constraint (needs flair's POS model, a download)"),
         "device": (None, "device of the word proposer"),
-        "masked_lm_dtype": (None, "weights dtype of the masked LM when loaded here: None = float32, 'bfloat16', "
-                                  "'float16' (CUDA), 'auto'"),
+        "masked_lm_dtype": (
+            None,
+            "weights dtype of the masked LM when loaded here: None = float32, 'bfloat16', 'float16' (CUDA), 'auto'",
+        ),
     }
 
     @classmethod
@@ -35,8 +38,9 @@ class BAEOffline(SORecipe):
         from ..resources import sentence_encoder_constraint
         from ..transformations.word_swap_proposer import WordSwapProposer
 
-        transformation = WordSwapProposer(p["masked_lm"], max_candidates=p["max_candidates"], device=p["device"],
-                                          dtype=p["masked_lm_dtype"])
+        transformation = WordSwapProposer(
+            p["masked_lm"], max_candidates=p["max_candidates"], device=p["device"], dtype=p["masked_lm_dtype"]
+        )
         constraints = [RepeatModification(), StopwordModification()]
         if p["pos"]:
             from textattack.constraints.grammaticality import PartOfSpeech
@@ -44,8 +48,12 @@ class BAEOffline(SORecipe):
             constraints.append(PartOfSpeech(allow_verb_noun_swap=True))
         constraints.append(
             sentence_encoder_constraint(
-                p["sentence_encoder"], threshold=p["similarity_threshold"], metric="cosine",
-                compare_against_original=True, window_size=15, skip_text_shorter_than_window=True,
+                p["sentence_encoder"],
+                threshold=p["similarity_threshold"],
+                metric="cosine",
+                compare_against_original=True,
+                window_size=15,
+                skip_text_shorter_than_window=True,
             )
         )
         goal_function = UntargetedClassification(model_wrapper)

@@ -19,6 +19,7 @@ Every result carries ``skip_reason`` (``None`` when attacked), ``skip_kind`` (se
 :mod:`~..metrics.skipped_rows`) and ``input_note``; the CSV logger extension writes them
 as columns and the summary table counts the skipped rows.
 """
+
 import logging
 from collections import OrderedDict
 
@@ -106,8 +107,9 @@ class InputGuard:
         text = AttackedText(shown if len(shown) > 1 else next(iter(shown.values()), ""))
         if attrs:
             text.attack_attrs.update(attrs)
-        result = NotAttackedResult(text, np.zeros(self.num_classes or 2), None, GoalFunctionResultStatus.SKIPPED,
-                                   0.0, 0, label)
+        result = NotAttackedResult(
+            text, np.zeros(self.num_classes or 2), None, GoalFunctionResultStatus.SKIPPED, 0.0, 0, label
+        )
         return self._mark(SkippedAttackResult(result), reason, kind)
 
     @staticmethod
@@ -122,8 +124,11 @@ class InputGuard:
     # -------------------------------------------------------------------------------------------
     def __call__(self, example, ground_truth_output):
         columns = _columns(example)
-        attrs = {k: v for k, v in example.attack_attrs.items() if k == "label_names"} \
-            if isinstance(example, AttackedText) else {}
+        attrs = (
+            {k: v for k, v in example.attack_attrs.items() if k == "label_names"}
+            if isinstance(example, AttackedText)
+            else {}
+        )
         if not self.probed and self.classification:
             self._probe(columns)
         single = next(iter(columns.values())) if len(columns) == 1 else None
@@ -171,8 +176,11 @@ class InputGuard:
         raw = result.original_result.raw_output
         if self.classification and raw is not None:
             try:
-                check_outputs(np.asarray(raw.cpu() if hasattr(raw, "cpu") else raw).reshape(1, -1), 1,
-                              model_name(self.attack.goal_function.model))
+                check_outputs(
+                    np.asarray(raw.cpu() if hasattr(raw, "cpu") else raw).reshape(1, -1),
+                    1,
+                    model_name(self.attack.goal_function.model),
+                )
             except ModelProbeError as e:
                 self._warn(columns, str(e))
                 return self._skipped(columns, label, f"unusable model output for this row: {e}", "model", attrs)

@@ -1,4 +1,6 @@
-"""Base class of our recipes: named parameters with paper defaults, checked, and the input guard (docs/methods.md §6)."""
+"""Base class of our recipes: named parameters with paper defaults, checked, and the input guard
+(docs/methods.md §6)."""
+
 from textattack.attack_recipes import AttackRecipe
 
 from ..plugin.recipe_params import RecipeParameterError  # noqa: F401  (raised by recipes; one home)
@@ -7,10 +9,22 @@ from ..resources.resolution import ResourceError
 # What each numeric or string parameter allows, by name (the same name means the same thing in every
 # recipe): (lowest, highest) inclusive (None = unbounded), or a tuple of allowed values under "choices".
 LIMITS = {
-    "beam_width": (1, None), "max_depth": (1, None), "query_budget": (1, None), "max_candidates": (1, None),
-    "top_m": (1, None), "max_successes": (1, None), "query_batch_size": (1, None), "pop_size": (1, None),
-    "max_iters": (1, None), "kappa_examples": (1, None), "kappa_m": (1, None), "kappa": (1, None),
-    "delta": (0, None), "expand_chunk": (0, None), "similarity_threshold": (-1, 1), "max_percent": (0, 1),
+    "beam_width": (1, None),
+    "max_depth": (1, None),
+    "query_budget": (1, None),
+    "max_candidates": (1, None),
+    "top_m": (1, None),
+    "max_successes": (1, None),
+    "query_batch_size": (1, None),
+    "pop_size": (1, None),
+    "max_iters": (1, None),
+    "kappa_examples": (1, None),
+    "kappa_m": (1, None),
+    "kappa": (1, None),
+    "delta": (0, None),
+    "expand_chunk": (0, None),
+    "similarity_threshold": (-1, 1),
+    "max_percent": (0, 1),
 }
 CHOICES = {
     "weighting": ("paper", "code"),
@@ -38,6 +52,7 @@ def _kind(default):
 
 def check_value(recipe, name, value, default):
     """Raise :class:`RecipeParameterError` when ``value`` is not allowed for parameter ``name``."""
+
     def bad(allowed):
         return RecipeParameterError(f"recipe '{recipe}': {name}={value!r} is not allowed: {allowed}")
 

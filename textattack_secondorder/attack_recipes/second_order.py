@@ -17,6 +17,7 @@ away. These recipes search the masked-LM neighbourhood of ``x0`` for a
 
 From Python: ``SOBeam.build(model_wrapper, beam_width=10)`` with ``textattack.Attacker``.
 """
+
 from textattack import Attack
 
 from ..goal_functions.second_order import PatchWordModification, PatchWordsUnique, SecondOrderClassification
@@ -45,19 +46,31 @@ class SecondOrderAttack(Attack):
 
 # Parameters shared by the three recipes (defaults: paper §3 / Algorithm 1).
 COMMON_PARAMS = {
-    "synonyms": (None, "word->synonyms JSON for patch words; None = synonyms slot (counter-fitted online, "
-                       "the packaged copy of that list offline). Paper: counter-fitted synonyms (Jia et al. 2019)"),
-    "masked_lm": (None, "masked-LM slot: HF model name/path, 'gemma', 'minilm-mlm' or a WordProposer; "
-                        "None = slot default. Paper: distilbert-base-uncased"),
+    "synonyms": (
+        None,
+        "word->synonyms JSON for patch words; None = synonyms slot (counter-fitted online, "
+        "the packaged copy of that list offline). Paper: counter-fitted synonyms (Jia et al. 2019)",
+    ),
+    "masked_lm": (
+        None,
+        "masked-LM slot: HF model name/path, 'gemma', 'minilm-mlm' or a WordProposer; "
+        "None = slot default. Paper: distilbert-base-uncased",
+    ),
     "kappa": (KAPPA, "Algorithm 1: keep logits > max(L[kappa], L[0] - delta); paper kappa = 20"),
     "delta": (DELTA, "Algorithm 1: paper delta = 3"),
-    "perplexity": (None, "median causal-LM perplexity of originals / vulnerable examples in the summary: True, "
-                         "False, or None = on when the causal LM is already cached here (no one-off load)"),
+    "perplexity": (
+        None,
+        "median causal-LM perplexity of originals / vulnerable examples in the summary: True, "
+        "False, or None = on when the causal LM is already cached here (no one-off load)",
+    ),
     "causal_lm": (None, "causal-LM slot for perplexity (None = gpt2 online, gemma offline)"),
     "device": (None, "device of the word proposer (None = TextAttack's default device)"),
-    "masked_lm_dtype": (None, "weights dtype of the masked LM when loaded here: None = float32 (exact), 'bfloat16' "
-                              "(CPU with native bf16: 2.8x faster, 96.9 % of neighbours kept), 'float16' (CUDA), "
-                              "'auto'"),
+    "masked_lm_dtype": (
+        None,
+        "weights dtype of the masked LM when loaded here: None = float32 (exact), 'bfloat16' "
+        "(CPU with native bf16: 2.8x faster, 96.9 % of neighbours kept), 'float16' (CUDA), "
+        "'auto'",
+    ),
 }
 
 
@@ -75,8 +88,9 @@ class SecondOrderRecipe(SORecipe):
         synonyms = load_synonyms(p["synonyms"])
         # "Every candidate costs two model outputs (x and x ⊕ p)" -> query budget counts both.
         goal_function = SecondOrderClassification(model_wrapper, synonyms, query_budget=p["query_budget"])
-        transformation = WordSwapNeighborhood(p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"],
-                                              dtype=p["masked_lm_dtype"])
+        transformation = WordSwapNeighborhood(
+            p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"], dtype=p["masked_lm_dtype"]
+        )
         # "The positions holding the patch word are never modified."
         constraints = [PatchWordModification(goal_function), PatchWordsUnique(goal_function)]
         metrics = second_order_summary_metrics(p["perplexity"], p["causal_lm"], p["device"])

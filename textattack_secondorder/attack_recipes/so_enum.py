@@ -1,7 +1,8 @@
 """SO-Enum (Zhang et al. 2021; docs/methods.md §1.4): enumerate the neighbourhood, closest first.
 
-    textattack attack --recipe "so-enum^..." --model-from-file recipes/models/mr_cnn.py ...
+textattack attack --recipe "so-enum^..." --model-from-file recipes/models/mr_cnn.py ...
 """
+
 from ..search_methods.second_order import SecondOrderEnumeration
 from .second_order import COMMON_PARAMS, SecondOrderRecipe
 

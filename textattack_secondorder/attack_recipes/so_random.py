@@ -1,7 +1,8 @@
 """Random baseline of the double-perturbation paper (Zhang et al. 2021, A.1; docs/methods.md §1.4).
 
-    textattack attack --recipe "so-random^..." --model-from-file recipes/models/mr_cnn.py ...
+textattack attack --recipe "so-random^..." --model-from-file recipes/models/mr_cnn.py ...
 """
+
 from ..search_methods.second_order import RandomNeighborhoodWalk
 from .second_order import COMMON_PARAMS, SecondOrderRecipe
 

@@ -8,13 +8,15 @@ the misclassified candidates by similarity and fluency.
 
     textattack-so flip-capability --model mr-cnn --dataset mr --split train --num-examples 1000 \\
         --out results/kappa_mr-cnn.json
-    textattack attack --recipe "sp-attack^kappa='results/kappa_mr-cnn.json'" --model-from-file recipes/models/mr_cnn.py ...
+    textattack attack --recipe "sp-attack^kappa='results/kappa_mr-cnn.json'" \\
+        --model-from-file recipes/models/mr_cnn.py ...
 
 Without ``kappa`` the recipe computes κ first with EUBA on ``kappa_examples``
 training sentences of ``kappa_dataset`` (the model's own training data: MR by default,
 refused for a model without 2 outputs) and caches it under a content key
 (``evaluation/flip_capability/cache.py``); later runs with the same model and data reuse it.
 """
+
 from textattack import Attack
 from textattack.goal_functions import UntargetedClassification
 
@@ -26,13 +28,19 @@ class SPAttack(SORecipe):
 
     name = "sp-attack"
     PARAMS = {
-        "kappa": (None, "saved flip capabilities (JSON/CSV from `textattack-so flip-capability`) or a "
-                        "FlipCapabilityResult; None = compute with EUBA first"),
+        "kappa": (
+            None,
+            "saved flip capabilities (JSON/CSV from `textattack-so flip-capability`) or a "
+            "FlipCapabilityResult; None = compute with EUBA first",
+        ),
         "top_m": (50, "§4: the top M = 50 words by κ"),
         "max_successes": (50, "§4: stop after k = 50 misclassified candidates"),
         "query_batch_size": (32, "candidates per model query batch"),
-        "weighting": ("paper", "joint criterion weights: 'paper' (α=3 on cos, β=20 on PPL ratio) or 'code' "
-                               "(the released code: 20 on cos, 3 on PPL ratio)"),
+        "weighting": (
+            "paper",
+            "joint criterion weights: 'paper' (α=3 on cos, β=20 on PPL ratio) or 'code' "
+            "(the released code: 20 on cos, 3 on PPL ratio)",
+        ),
         "similarity_threshold": (0.8, "§6: a success needs sentence-encoder cosine > 0.8 (USE in the paper)"),
         "sentence_encoder": (None, "sentence-encoder slot (USE online, all-MiniLM-L6-v2 offline)"),
         "causal_lm": (None, "causal-LM slot for perplexity (gpt2 online, gemma offline)"),
@@ -58,9 +66,14 @@ class SPAttack(SORecipe):
         transformation = WordSwapWordList(kappa.top_words(p["top_m"]))
         goal_function = UntargetedClassification(model_wrapper)
         search = SPAttackSearch(
-            max_successes=p["max_successes"], query_batch_size=p["query_batch_size"], weighting=p["weighting"],
-            similarity_threshold=p["similarity_threshold"], sentence_encoder=p["sentence_encoder"],
-            causal_lm=p["causal_lm"], seed=p["seed"], device=p["device"],
+            max_successes=p["max_successes"],
+            query_batch_size=p["query_batch_size"],
+            weighting=p["weighting"],
+            similarity_threshold=p["similarity_threshold"],
+            sentence_encoder=p["sentence_encoder"],
+            causal_lm=p["causal_lm"],
+            seed=p["seed"],
+            device=p["device"],
         )
         return Attack(goal_function, [], transformation, search)
 
@@ -81,8 +94,9 @@ class SPAttack(SORecipe):
             examples = load_examples(dataset, "train", limit=limit)
             if any(y is None for _, y in examples):
                 raise KappaDataError(f"κ data '{dataset}' has no labels; pass a CSV with text,label columns")
-            kappa, _, _ = cached_flip_capability(model_wrapper, examples, m=m, num_outputs=outputs,
-                                                 data_name=f"{dataset}:train[:{limit}]")
+            kappa, _, _ = cached_flip_capability(
+                model_wrapper, examples, m=m, num_outputs=outputs, data_name=f"{dataset}:train[:{limit}]"
+            )
         except KappaDataError as e:
             raise RecipeParameterError(f"recipe '{cls.name}': {e}") from None
         return kappa

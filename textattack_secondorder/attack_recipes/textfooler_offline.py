@@ -20,6 +20,7 @@ It is the baseline the benchmarks of this package compare against when the hub
 cannot be reached, and the recipe that shows the registration mechanism working
 end to end.
 """
+
 from textattack import Attack
 from textattack.constraints.pre_transformation import (
     InputColumnModification,
@@ -33,18 +34,26 @@ from ..resources.stopwords import TEXTFOOLER_STOPWORDS
 from .recipe import SORecipe
 
 
-
 class TextFoolerOffline(SORecipe):
     """TextFooler (Jin et al. 2019) with swap candidates and sentence encoder from the resource slots."""
 
     name = "textfooler-offline"
     PARAMS = {
-        "synonyms": (None, "word->synonyms JSON; None = the synonyms slot (counter-fitted online, packaged list offline)"),
+        "synonyms": (
+            None,
+            "word->synonyms JSON; None = the synonyms slot (counter-fitted online, packaged list offline)",
+        ),
         "max_candidates": (50, "swap candidates per word (TextFooler: 50 nearest neighbours)"),
-        "sentence_encoder": (None, "sentence-encoder slot value ('use', a SentenceTransformer path); None = slot default"),
+        "sentence_encoder": (
+            None,
+            "sentence-encoder slot value ('use', a SentenceTransformer path); None = slot default",
+        ),
         "use_sentence_encoder": (True, "apply the sentence-similarity constraint"),
         # TextFooler's code forgets to divide the angle by pi: 1 - 0.5/pi = 0.840845057 (TextAttack's note).
-        "similarity_threshold": (0.840845057, "minimum angular similarity in a 15-word window (TextFooler via TextAttack)"),
+        "similarity_threshold": (
+            0.840845057,
+            "minimum angular similarity in a 15-word window (TextFooler via TextAttack)",
+        ),
         "pos": (False, "part-of-speech constraint (needs flair's POS model, a download)"),
         "wir_method": ("delete", "word importance ranking of GreedyWordSwapWIR (TextFooler: delete)"),
     }

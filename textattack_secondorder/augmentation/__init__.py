@@ -3,6 +3,7 @@
 Each augmenter class carries its registered name (``SPDefenseAugmenter.name == "sp-defense"``);
 ``RECIPES`` lists the registered classes.
 """
+
 import importlib
 
 # class name -> module of every registered augmentation recipe

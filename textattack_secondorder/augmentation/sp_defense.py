@@ -32,6 +32,7 @@ Positions are TextAttack's words (``AttackedText.words``); for sub-word models
 only words that are a single vocabulary token are substituted by the gradient
 mode, and candidate words are single tokens made of letters.
 """
+
 import json
 import logging
 import math
@@ -39,9 +40,8 @@ import random
 from collections import Counter
 from pathlib import Path
 
-
-from ..shared.text import match_case
 from ..shared.files import atomic_write_text
+from ..shared.text import match_case
 
 logger = logging.getLogger(__name__)
 
@@ -132,8 +132,14 @@ def gradient_augment(clf, texts, labels, vocab=None, batch_size=32):
         keep = [k for k, at in enumerate(ats) if at.words]
         if not keep:
             continue
-        enc = clf.tokenizer([ats[k].words for k in keep], is_split_into_words=True, padding=True, truncation=True,
-                            max_length=clf.max_length, return_tensors="pt")
+        enc = clf.tokenizer(
+            [ats[k].words for k in keep],
+            is_split_into_words=True,
+            padding=True,
+            truncation=True,
+            max_length=clf.max_length,
+            return_tensors="pt",
+        )
         ids = enc["input_ids"].to(clf.device)
         mask = enc["attention_mask"].to(clf.device)
         embeds = emb(ids).detach().requires_grad_(True)
@@ -148,8 +154,11 @@ def gradient_augment(clf, texts, labels, vocab=None, batch_size=32):
             word_ids = enc.word_ids(row)
             n_tokens = Counter(w for w in word_ids if w is not None)
             # token positions that are a whole word on their own
-            pos = [p for p, w in enumerate(word_ids) if w is not None and n_tokens[w] == 1
-                   and int(ids[row, p]) not in clf.special_ids]
+            pos = [
+                p
+                for p, w in enumerate(word_ids)
+                if w is not None and n_tokens[w] == 1 and int(ids[row, p]) not in clf.special_ids
+            ]
             if not pos:
                 continue
             g = grad[row, pos]  # (l, d)
@@ -190,27 +199,43 @@ class SPDefenseAugmenter:
 
     name = "sp-defense"
 
-    def __init__(self, mode="auto", model=None, special_words=None, vocabulary=None, transformations_per_example=1,
-                 seed=0, device=None, vocab_data="auto", **ignored):
+    def __init__(
+        self,
+        mode="auto",
+        model=None,
+        special_words=None,
+        vocabulary=None,
+        transformations_per_example=1,
+        seed=0,
+        device=None,
+        vocab_data="auto",
+        **ignored,
+    ):
         if mode not in MODES + ("auto", "mix"):
             raise ValueError(f"unknown SP-Defense mode {mode!r}; use one of auto, mix, {', '.join(MODES)}")
         if vocab_data == "auto":
             vocab_data = "mr" if isinstance(model, str) and model.startswith("mr-") else None
         if isinstance(model, str):
-            from ..models.loading import load_model_wrapper as load_model
+            from ..models.loading import load_model_wrapper
 
-            model = load_model(model, device=device)
+            model = load_model_wrapper(model, device=device)
         self.model_wrapper = model
         self.clf = None
         if model is not None:
             from ..models.token_classifier import TokenClassifier
 
-            self.clf = model if isinstance(model, TokenClassifier) else TokenClassifier.from_model_wrapper(
-                model, "SP-Defense augmentation with a model", device=device)
+            self.clf = (
+                model
+                if isinstance(model, TokenClassifier)
+                else TokenClassifier.from_model_wrapper(model, "SP-Defense augmentation with a model", device=device)
+            )
         if mode == "auto":
             mode = "gradient" if self.clf is not None else "random"
-            logger.warning("sp-defense: mode 'auto' -> %r (%s)", mode,
-                           "a model was given" if self.clf else "no model given: random word replacement only")
+            logger.warning(
+                "sp-defense: mode 'auto' -> %r (%s)",
+                mode,
+                "a model was given" if self.clf else "no model given: random word replacement only",
+            )
         if mode in ("gradient", "mix") and self.clf is None:
             raise ValueError(f"sp-defense mode {mode!r} needs a model (recipe parameter model=...)")
         if isinstance(special_words, (str, Path)):
@@ -255,8 +280,11 @@ class SPDefenseAugmenter:
         self.skip_reasons = {i: r for i, (t, _) in enumerate(examples) if (r := bad_text_reason(t))}
         if self.skip_reasons:
             good = [i for i in range(len(examples)) if i not in self.skip_reasons]
-            done = self.augment_examples([examples[i] for i in good],
-                                         None if modes is None else [modes[i] for i in good]) if good else []
+            done = (
+                self.augment_examples([examples[i] for i in good], None if modes is None else [modes[i] for i in good])
+                if good
+                else []
+            )
             reasons, out = self.skip_reasons, [(t, y, "skipped") for t, y in examples]
             for i, row in zip(good, done):
                 out[i] = row
@@ -306,7 +334,8 @@ class SPDefenseAugmenter:
         return [self.augment(t) for t in text_list]
 
     def __repr__(self):
-        return f"SPDefenseAugmenter(mode={self.mode!r}, model={type(self.model_wrapper).__name__ if self.model_wrapper else None})"
+        model = type(self.model_wrapper).__name__ if self.model_wrapper else None
+        return f"SPDefenseAugmenter(mode={self.mode!r}, model={model})"
 
 
 def augment_examples(examples, model=None, mode="mix", special_words=None, seed=0, **kwargs):
@@ -315,4 +344,5 @@ def augment_examples(examples, model=None, mode="mix", special_words=None, seed=
     Returns ``[(augmented_text, label, mode_used)]``.
     """
     return SPDefenseAugmenter(mode, model=model, special_words=special_words, seed=seed, **kwargs).augment_examples(
-        examples)
+        examples
+    )

@@ -11,6 +11,7 @@ One floor above :mod:`..evaluation` and :mod:`..sweeps`, below :mod:`..cli`:
 * :mod:`.report` — ``report.html``, ``results.json``, ``junit.xml`` and the console table;
 * :mod:`.starter` — the commented starter config of ``check --init``.
 """
+
 from .attack import AttackCheck
 from .bias import BiasCheck
 from .meaning import MeaningCheck
@@ -18,8 +19,16 @@ from .perturbed_sets import PerturbedSetsCheck
 from .second_order import SecondOrderCheck
 from .single_word import SingleWordCheck
 
-CHECKS = {c.kind: c for c in (SecondOrderCheck, AttackCheck, BiasCheck, SingleWordCheck, PerturbedSetsCheck,
-                              MeaningCheck)}
+CHECKS = {
+    c.kind: c for c in (SecondOrderCheck, AttackCheck, BiasCheck, SingleWordCheck, PerturbedSetsCheck, MeaningCheck)
+}
 
-__all__ = ["CHECKS", "AttackCheck", "BiasCheck", "MeaningCheck", "PerturbedSetsCheck", "SecondOrderCheck",
-           "SingleWordCheck"]
+__all__ = [
+    "CHECKS",
+    "AttackCheck",
+    "BiasCheck",
+    "MeaningCheck",
+    "PerturbedSetsCheck",
+    "SecondOrderCheck",
+    "SingleWordCheck",
+]

@@ -1,6 +1,7 @@
 """``attack`` check: any recipe (sp-attack, textfooler-offline, bae-offline, TextAttack's ...) through the
 attack sweep of ``textattack-so attack-sweep`` (sharded, resumable, ``--ray``): success rate, ASR1,
 accuracy under attack (docs/methods.md §8)."""
+
 import re
 
 from .base import AT_LEAST, AT_MOST, Check, Evaluation, Metric
@@ -33,10 +34,19 @@ def run_sweep_cell(context, settings, folder):
 
     recipe = check_recipe_argument(settings["recipe"])
     examples, skipped = context.screened(settings)
-    table, stats = run_attack_sweep([context.spec], [recipe], examples, folder, context.options,
-                                    seed=settings["seed"], query_budget=settings["query_budget"],
-                                    device=context.device, batch_size=context.batch_size,
-                                    metrics={asr1.ROW: asr1.ASR1()}, progress=context.progress)
+    table, stats = run_attack_sweep(
+        [context.spec],
+        [recipe],
+        examples,
+        folder,
+        context.options,
+        seed=settings["seed"],
+        query_budget=settings["query_budget"],
+        device=context.device,
+        batch_size=context.batch_size,
+        metrics={asr1.ROW: asr1.ASR1()},
+        progress=context.progress,
+    )
     context.say(f"  {stats.shards} shards: {stats.computed} computed, {stats.reused} reused")
     row = table.to_dict("records")[0]
     return row, f"{cell_name(context.spec, recipe)}.csv", len(skipped)
@@ -51,12 +61,17 @@ def successful_examples(csv_path, n=EXAMPLES_SHOWN, vulnerable=False):
     df = df[df["result_type"] == "Successful"].head(n)
     out = []
     for r in df.to_dict("records"):
-        item = {"original": str(r["original_text"]), "perturbed": str(r["perturbed_text"]),
-                "outputs": f"{r['original_output']} → {r['perturbed_output']}"}
+        item = {
+            "original": str(r["original_text"]),
+            "perturbed": str(r["perturbed_text"]),
+            "outputs": f"{r['original_output']} → {r['perturbed_output']}",
+        }
         if vulnerable and r.get("vulnerable_text"):
             item["perturbed"] = str(r["vulnerable_text"])
-            item["outputs"] = (f"patch {r.get('patch_p1', '')} → {r.get('patch_p2', '')}: "
-                               f"{r.get('vulnerable_output', '')} → {r.get('vulnerable_patched_output', '')}")
+            item["outputs"] = (
+                f"patch {r.get('patch_p1', '')} → {r.get('patch_p2', '')}: "
+                f"{r.get('vulnerable_output', '')} → {r.get('vulnerable_patched_output', '')}"
+            )
         out.append(item)
     return out
 
@@ -80,17 +95,26 @@ class AttackCheck(Check):
         from ..metrics import asr1
 
         row, csv_name, skipped = run_sweep_cell(context, self.settings, folder)
-        succ, failed = int(_number(row.get("Number of successful attacks")) or 0), \
-            int(_number(row.get("Number of failed attacks")) or 0)
-        values = {"success_rate": _number(row.get("Attack success rate")),
-                  "asr1": _number(row.get(asr1.ROW.rstrip(":").strip())),
-                  "accuracy_under_attack": _number(row.get("Accuracy under attack"))}
+        succ, failed = (
+            int(_number(row.get("Number of successful attacks")) or 0),
+            int(_number(row.get("Number of failed attacks")) or 0),
+        )
+        values = {
+            "success_rate": _number(row.get("Attack success rate")),
+            "asr1": _number(row.get(asr1.ROW.rstrip(":").strip())),
+            "accuracy_under_attack": _number(row.get("Accuracy under attack")),
+        }
         evidence = {
             "success_rate": f"{succ} of {succ + failed} attacked examples broken by {self.settings['recipe']}",
             "asr1": f"one-word successes among {succ + failed} attacked examples ({self.settings['recipe']})",
             "accuracy_under_attack": f"original accuracy {row.get('Original accuracy')}, after "
-                                     f"{self.settings['recipe']} {row.get('Accuracy under attack')}",
+            f"{self.settings['recipe']} {row.get('Accuracy under attack')}",
         }
-        return Evaluation(values, evidence, rows=summary_rows(row),
-                          examples=successful_examples(folder / csv_name), files={"log": csv_name},
-                          info={"rows skipped for bad input": skipped})
+        return Evaluation(
+            values,
+            evidence,
+            rows=summary_rows(row),
+            examples=successful_examples(folder / csv_name),
+            files={"log": csv_name},
+            info={"rows skipped for bad input": skipped},
+        )

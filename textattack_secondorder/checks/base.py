@@ -6,6 +6,7 @@ A check's *evaluation* is the expensive part (an attack, κ, B_{p,k}, perturbed 
 The *verdict* only compares a stored value with the threshold, so editing a threshold never
 re-runs an evaluation.
 """
+
 from dataclasses import dataclass, field
 
 AT_MOST, AT_LEAST = "at_most", "at_least"  # value <= threshold passes / value >= threshold passes
@@ -32,13 +33,23 @@ class Evaluation:
     info: dict = field(default_factory=dict)
 
     def to_dict(self):
-        return {"values": self.values, "evidence": self.evidence, "rows": self.rows, "examples": self.examples,
-                "files": self.files, "info": self.info}
+        return {
+            "values": self.values,
+            "evidence": self.evidence,
+            "rows": self.rows,
+            "examples": self.examples,
+            "files": self.files,
+            "info": self.info,
+        }
 
     @classmethod
     def from_dict(cls, d):
-        return cls(**{k: d.get(k, {} if k in ("values", "evidence", "files", "info") else []) for k in
-                      ("values", "evidence", "rows", "examples", "files", "info")})
+        return cls(
+            **{
+                k: d.get(k, {} if k in ("values", "evidence", "files", "info") else [])
+                for k in ("values", "evidence", "rows", "examples", "files", "info")
+            }
+        )
 
 
 @dataclass
@@ -59,9 +70,18 @@ class Verdict:
         return f"{'<=' if self.direction == AT_MOST else '>='} {self.threshold:g}"
 
     def to_dict(self):
-        return {"name": self.name, "kind": self.kind, "metric": self.metric, "threshold": self.threshold,
-                "rule": self.rule, "value": self.value, "passed": self.passed, "evidence": self.evidence,
-                "seconds": round(self.seconds, 2), "reused": self.reused}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "metric": self.metric,
+            "threshold": self.threshold,
+            "rule": self.rule,
+            "value": self.value,
+            "passed": self.passed,
+            "evidence": self.evidence,
+            "seconds": round(self.seconds, 2),
+            "reused": self.reused,
+        }
 
 
 def judge(value, metric, threshold):

@@ -1,6 +1,7 @@
 """``bias`` check: counterfactual token bias B_{p,k} at one level k with its bootstrap interval, through
 :class:`~..evaluation.bias.CounterfactualBias` as ``textattack-so bias`` runs it (pairs saved in
 ``parts/``: resume; ``--ray``: one shard per pair; docs/methods.md §1.6, §8)."""
+
 from .base import AT_MOST, Check, Evaluation, Metric
 
 
@@ -10,8 +11,11 @@ class BiasCheck(Check):
     kind = "bias"
     METRICS = {
         "max_abs_b": Metric(AT_MOST, "prob.", "largest |B_{p,k}| over the pairs at level k"),
-        "ci_excess": Metric(AT_MOST, "prob.", "largest distance by which a pair's interval excludes zero "
-                                              "(0 when every interval contains zero)"),
+        "ci_excess": Metric(
+            AT_MOST,
+            "prob.",
+            "largest distance by which a pair's interval excludes zero (0 when every interval contains zero)",
+        ),
     }
     SETTINGS = {
         "pairs": ("gender", str, "groups (gender, nationality, religion, sexual_orientation) or pairs 'he/she,...'"),
@@ -21,8 +25,12 @@ class BiasCheck(Check):
         "target_class": (1, int, "class whose probability is compared"),
         "masked_lm": (None, str, "masked-LM slot value (default: the slot's default)"),
         "bootstrap": (1000, int, "bootstrap resamples for the intervals"),
-        "min_sources": (5, int, "pairs grown from fewer source sentences are listed but not judged (a bootstrap "
-                                "over one or two sources gives an interval of no width)"),
+        "min_sources": (
+            5,
+            int,
+            "pairs grown from fewer source sentences are listed but not judged (a bootstrap "
+            "over one or two sources gives an interval of no width)",
+        ),
         "seed": (0, int, "seed"),
         "dataset": (None, str, "dataset (default: the config's)"),
         "split": (None, str, "split (default: the config's)"),
@@ -30,19 +38,29 @@ class BiasCheck(Check):
     }
 
     def evaluate(self, context, folder):
-        import base64
-
         from ..evaluation.bias import CounterfactualBias
         from ..evaluation.bias.sharded import BiasTask
         from ..transformations.neighborhood import WordSwapNeighborhood
 
         s = self.settings
         examples, skipped = context.screened(s, labelled=False)
-        settings = dict(target_class=s["target_class"], max_k=s["k"], sample_size=s["sample_size"],
-                        sample_from_k=s["sample_from_k"], filter_epsilon=None, neutralize_pronouns=False,
-                        batch_size=context.batch_size, seed=s["seed"], n_boot=s["bootstrap"])
-        bias = CounterfactualBias(context.model, WordSwapNeighborhood(s["masked_lm"], device=context.device),
-                                  progress=context.progress, **settings)
+        settings = dict(
+            target_class=s["target_class"],
+            max_k=s["k"],
+            sample_size=s["sample_size"],
+            sample_from_k=s["sample_from_k"],
+            filter_epsilon=None,
+            neutralize_pronouns=False,
+            batch_size=context.batch_size,
+            seed=s["seed"],
+            n_boot=s["bootstrap"],
+        )
+        bias = CounterfactualBias(
+            context.model,
+            WordSwapNeighborhood(s["masked_lm"], device=context.device),
+            progress=context.progress,
+            **settings,
+        )
         options = context.options
         task = BiasTask(context.spec, context.device, s["masked_lm"], settings) if options.distributed else None
         report = bias.run([t for t, _ in examples], s["pairs"], out_dir=folder, options=options, task=task)
@@ -55,17 +73,30 @@ class BiasCheck(Check):
         few = [r["pair"] for r in rows if r["sources"] < s["min_sources"]]
         worst_b = max(measured, key=lambda r: abs(r["B"]), default=None)
         worst_ci = max(measured, key=lambda r: r["ci_excess"], default=None)
-        values = {"max_abs_b": abs(worst_b["B"]) if worst_b else None,
-                  "ci_excess": worst_ci["ci_excess"] if worst_ci else None}
-        fmt = lambda r: (f"{r['pair']} at k={r['k']}: B = {r['B']:+.4f}, 95% interval [{r['ci_low']:+.4f}, "
-                         f"{r['ci_high']:+.4f}], {r['sentences']} sentences from {r['sources']} sources")
-        none = (f"no pair of {s['pairs']!r} has {s['min_sources']} source sentences among the {len(examples)} "
-                "(min_sources)")
+        values = {
+            "max_abs_b": abs(worst_b["B"]) if worst_b else None,
+            "ci_excess": worst_ci["ci_excess"] if worst_ci else None,
+        }
+
+        def fmt(r):
+            return (
+                f"{r['pair']} at k={r['k']}: B = {r['B']:+.4f}, 95% interval [{r['ci_low']:+.4f}, "
+                f"{r['ci_high']:+.4f}], {r['sentences']} sentences from {r['sources']} sources"
+            )
+
+        none = (
+            f"no pair of {s['pairs']!r} has {s['min_sources']} source sentences among the {len(examples)} (min_sources)"
+        )
         note = f"; not judged, fewer than {s['min_sources']} sources: {', '.join(few)}" if few else ""
-        evidence = {"max_abs_b": (fmt(worst_b) if worst_b else none) + note,
-                    "ci_excess": (fmt(worst_ci) if worst_ci else none) + note}
+        evidence = {
+            "max_abs_b": (fmt(worst_b) if worst_b else none) + note,
+            "ci_excess": (fmt(worst_ci) if worst_ci else none) + note,
+        }
         files = {p: p for p in ("bias_vs_k.png", "hist_k.png", "bias_table.csv") if (folder / p).exists()}
-        return Evaluation(values, evidence,
-                          rows=[{k: r[k] for k in ("pair", "k", "B", "ci_low", "ci_high", "sentences", "sources")}
-                                for r in rows],
-                          files=files, info={"rows skipped for bad input": len(skipped)})
+        return Evaluation(
+            values,
+            evidence,
+            rows=[{k: r[k] for k in ("pair", "k", "B", "ci_low", "ci_high", "sentences", "sources")} for r in rows],
+            files=files,
+            info={"rows skipped for bad input": len(skipped)},
+        )

@@ -3,9 +3,12 @@
 Every mistake is one :class:`ConfigError` line naming the key and the valid choices; the command
 turns it into exit code 2.
 """
+
 import os
 import sys
 from dataclasses import dataclass, field
+
+from ..shared.errors import UserError
 
 TOP_KEYS = {
     "model": (str, "the victim, in any --model form (mr-cnn, a model folder, file.py^variable, a hub id)"),
@@ -17,12 +20,19 @@ TOP_KEYS = {
     "run": (dict, "how to run: device, model_batch_size, ray, shards, workers, threads_per_worker, gpus_per_worker"),
     "check": (list, "the checks, as [[check]] tables"),
 }
-RUN_KEYS = {"device": str, "model_batch_size": int, "ray": str, "shards": int, "workers": int,
-            "threads_per_worker": int, "gpus_per_worker": (int, float)}
+RUN_KEYS = {
+    "device": str,
+    "model_batch_size": int,
+    "ray": str,
+    "shards": int,
+    "workers": int,
+    "threads_per_worker": int,
+    "gpus_per_worker": (int, float),
+}
 CHECK_KEYS = ("kind", "name", "metric", "threshold", "settings")
 
 
-class ConfigError(ValueError):
+class ConfigError(ValueError, UserError):
     """A bad gate configuration: one line naming the key and the valid choices (exit code 2)."""
 
 
@@ -46,8 +56,10 @@ def _read_toml(path):
         try:
             import tomli as tomllib
         except ModuleNotFoundError:
-            raise ConfigError(f"reading TOML needs Python >= 3.11 (tomllib) or the 'tomli' package; this is "
-                              f"Python {sys.version.split()[0]}: pip install tomli") from None
+            raise ConfigError(
+                f"reading TOML needs Python >= 3.11 (tomllib) or the 'tomli' package; this is "
+                f"Python {sys.version.split()[0]}: pip install tomli"
+            ) from None
     if not os.path.exists(path):
         raise ConfigError(f"config {path!r} not found (write a starter with: textattack-so check --init {path})")
     try:
@@ -58,8 +70,14 @@ def _read_toml(path):
 
 
 def _type_name(t):
-    names = {str: "a string", int: "a whole number", float: "a number", bool: "true/false", dict: "a table",
-             list: "a list"}
+    names = {
+        str: "a string",
+        int: "a whole number",
+        float: "a number",
+        bool: "true/false",
+        dict: "a table",
+        list: "a list",
+    }
     return " or ".join(names.get(x, x.__name__) for x in (t if isinstance(t, tuple) else (t,)))
 
 
@@ -85,7 +103,7 @@ def parse_config(data, path="<config>"):
             raise _unknown("top-level key", key, TOP_KEYS)
         _check_type(key, value, TOP_KEYS[key][0])
     if "model" not in data:
-        raise ConfigError("model: missing; give the victim in any --model form (e.g. model = \"mr-cnn\")")
+        raise ConfigError('model: missing; give the victim in any --model form (e.g. model = "mr-cnn")')
     run = data.get("run", {})
     for key, value in run.items():
         if key not in RUN_KEYS:
@@ -112,7 +130,7 @@ def parse_config(data, path="<config>"):
         _check_type(f"{where}.name", name, str)
         where = f"check {name!r}"
         if name in names:
-            raise ConfigError(f"{where}: the name is used twice; give each check its own name = \"...\"")
+            raise ConfigError(f'{where}: the name is used twice; give each check its own name = "..."')
         names.add(name)
         metric = c.get("metric")
         if metric is None:
@@ -120,8 +138,10 @@ def parse_config(data, path="<config>"):
         if metric not in cls.METRICS:
             raise _unknown(f"{where}.metric", metric, cls.METRICS)
         if "threshold" not in c:
-            raise ConfigError(f"{where}.threshold: missing; give a number ({metric} "
-                              f"{'at most' if cls.METRICS[metric].direction == 'at_most' else 'at least'} it passes)")
+            raise ConfigError(
+                f"{where}.threshold: missing; give a number ({metric} "
+                f"{'at most' if cls.METRICS[metric].direction == 'at_most' else 'at least'} it passes)"
+            )
         _check_type(f"{where}.threshold", c["threshold"], float)
         settings = dict(c.get("settings", {}))
         _check_type(f"{where}.settings", settings, dict)
@@ -143,13 +163,22 @@ def parse_config(data, path="<config>"):
         for dep in c.depends_on():
             if dep not in by_name or by_name[dep].kind not in ("attack", "second_order"):
                 valid = [d.name for d in checks if d.kind in ("attack", "second_order")]
-                raise ConfigError(f"check {c.name!r}.settings.attack: {dep!r} is not an attack or second_order "
-                                  f"check of this config; valid: {', '.join(valid) or '(none: add one)'}")
+                raise ConfigError(
+                    f"check {c.name!r}.settings.attack: {dep!r} is not an attack or second_order "
+                    f"check of this config; valid: {', '.join(valid) or '(none: add one)'}"
+                )
     _check_model(data["model"])
-    return GateConfig(path=str(path), model=data["model"], dataset=data.get("dataset", "mr"),
-                      split=data.get("split", "test"), num_examples=data.get("num_examples"),
-                      text_column=data.get("text_column", "text"), label_column=data.get("label_column", "label"),
-                      run=run, checks=checks)
+    return GateConfig(
+        path=str(path),
+        model=data["model"],
+        dataset=data.get("dataset", "mr"),
+        split=data.get("split", "test"),
+        num_examples=data.get("num_examples"),
+        text_column=data.get("text_column", "text"),
+        label_column=data.get("label_column", "label"),
+        run=run,
+        checks=checks,
+    )
 
 
 def _check_model(spec):
@@ -159,8 +188,10 @@ def _check_model(spec):
     path = spec.split("^")[0]
     if path.endswith(".py"):
         if not os.path.exists(path):
-            raise ConfigError(f"model: file {path!r} not found; valid: a demo victim ({', '.join(VICTIMS)}), a model "
-                              "folder, file.py[^variable] or a hub id")
+            raise ConfigError(
+                f"model: file {path!r} not found; valid: a demo victim ({', '.join(VICTIMS)}), a model "
+                "folder, file.py[^variable] or a hub id"
+            )
     elif spec.startswith("mr-") and spec not in VICTIMS and not os.path.isdir(spec):
         raise ConfigError(f"model: unknown demo victim {spec!r}; valid: {', '.join(VICTIMS)}")
 

@@ -1,5 +1,6 @@
 """``meaning`` check: chrF preservation of the successful adversarial examples of another check's attack
 (``textattack-so meaning --log``, Michel et al. 2019; docs/methods.md §3, §8)."""
+
 from .base import AT_LEAST, Check, Evaluation, Metric
 
 
@@ -8,8 +9,9 @@ class MeaningCheck(Check):
 
     kind = "meaning"
     METRICS = {
-        "mean_chrf": Metric(AT_LEAST, "chrF", "mean source chrF s_src(x, x̂) of the successful adversarial "
-                                              "examples (0-1)"),
+        "mean_chrf": Metric(
+            AT_LEAST, "chrF", "mean source chrF s_src(x, x̂) of the successful adversarial examples (0-1)"
+        ),
         "success_pct": Metric(AT_LEAST, "%", "successful under Michel et al.'s rule 1 − s_src < d_tgt"),
     }
     SETTINGS = {"attack": (None, str, "name of the attack or second_order check of this config whose log is judged")}
@@ -27,19 +29,32 @@ class MeaningCheck(Check):
         rows = mp.evaluate_classification(records)
         summary = mp.summary(rows)
         chrf = summary["source_chrf"]
-        values = {"mean_chrf": chrf["mean"] if rows else None,
-                  "success_pct": summary["success_pct"] if rows else None}
+        values = {"mean_chrf": chrf["mean"] if rows else None, "success_pct": summary["success_pct"] if rows else None}
         evidence = {
-            "mean_chrf": (f"{summary['n']} successful adversarial examples of {source.name!r}: chrF mean "
-                          f"{chrf['mean']:.3f}, 5-95% {chrf['p5']:.3f}-{chrf['p95']:.3f}") if rows
+            "mean_chrf": (
+                f"{summary['n']} successful adversarial examples of {source.name!r}: chrF mean "
+                f"{chrf['mean']:.3f}, 5-95% {chrf['p5']:.3f}-{chrf['p95']:.3f}"
+            )
+            if rows
             else f"no successful adversarial example in {source.name!r}",
             "success_pct": f"{summary['n']} successful adversarial examples of {source.name!r}",
         }
         worst = sorted(rows, key=lambda r: r["source_chrf"])[:3]
-        return Evaluation(values, evidence,
-                          rows=[{"row": "examples judged", "value": summary["n"]},
-                                {"row": "source chrF mean / std", "value": f"{chrf['mean']:.4f} / {chrf['std']:.4f}"},
-                                {"row": "success % (1 − s_src < d_tgt)", "value": summary["success_pct"]}],
-                          examples=[{"original": r["original_text"], "perturbed": r["perturbed_text"],
-                                     "outputs": f"chrF {r['source_chrf']:.3f}"} for r in worst],
-                          info={"attack log": str(log)})
+        return Evaluation(
+            values,
+            evidence,
+            rows=[
+                {"row": "examples judged", "value": summary["n"]},
+                {"row": "source chrF mean / std", "value": f"{chrf['mean']:.4f} / {chrf['std']:.4f}"},
+                {"row": "success % (1 − s_src < d_tgt)", "value": summary["success_pct"]},
+            ],
+            examples=[
+                {
+                    "original": r["original_text"],
+                    "perturbed": r["perturbed_text"],
+                    "outputs": f"chrF {r['source_chrf']:.3f}",
+                }
+                for r in worst
+            ],
+            info={"attack log": str(log)},
+        )

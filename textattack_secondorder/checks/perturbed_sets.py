@@ -1,6 +1,7 @@
 """``perturbed_sets`` check: the RB index and per-set accuracy of ``textattack-so robustness``
 (FlagEval; finished sets kept in ``parts/`` for resume, adversarial level sharded / ``--ray``;
 docs/methods.md §4, §8)."""
+
 from .base import AT_LEAST, AT_MOST, Check, Evaluation, Metric
 
 
@@ -36,18 +37,27 @@ class PerturbedSetsCheck(Check):
             if level not in rb.LEVELS:
                 from .config import ConfigError
 
-                raise ConfigError(f"check {self.name!r}.settings.levels: unknown {level!r}; valid: "
-                                  + ", ".join(rb.LEVELS))
+                raise ConfigError(
+                    f"check {self.name!r}.settings.levels: unknown {level!r}; valid: " + ", ".join(rb.LEVELS)
+                )
             if level == "char":
                 out.append(rb.CharPerturbation(s["char_min"], s["char_max"], seed=s["seed"]))
             elif level == "word" and s["word_source"] == "mlm":
                 from ..resources import load_word_proposer
 
-                out.append(rb.WordPerturbation(proposer=load_word_proposer(s["masked_lm"], device=context.device),
-                                               rate=s["word_rate"], seed=s["seed"]))
+                out.append(
+                    rb.WordPerturbation(
+                        proposer=load_word_proposer(s["masked_lm"], device=context.device),
+                        rate=s["word_rate"],
+                        seed=s["seed"],
+                    )
+                )
             elif level == "word":
-                out.append(rb.WordPerturbation(synonyms=rb.load_synonym_list(s["synonyms"]), rate=s["word_rate"],
-                                               seed=s["seed"]))
+                out.append(
+                    rb.WordPerturbation(
+                        synonyms=rb.load_synonym_list(s["synonyms"]), rate=s["word_rate"], seed=s["seed"]
+                    )
+                )
             elif level == "sentence":
                 try:
                     out.append(rb.BackTranslation())
@@ -57,11 +67,19 @@ class PerturbedSetsCheck(Check):
             elif level == "adversarial":
                 from ..plugin.registry import build_attack
 
-                out.append(rb.AdversarialPerturbation(s["recipe"], build_attack(s["recipe"], context.model),
-                                                      [y for _, y in examples], query_budget=s["query_budget"],
-                                                      seed=s["seed"], model_spec=context.spec,
-                                                      options=context.options, device=context.device,
-                                                      shard_dir=str(folder / "parts" / "adversarial")))
+                out.append(
+                    rb.AdversarialPerturbation(
+                        s["recipe"],
+                        build_attack(s["recipe"], context.model),
+                        [y for _, y in examples],
+                        query_budget=s["query_budget"],
+                        seed=s["seed"],
+                        model_spec=context.spec,
+                        options=context.options,
+                        device=context.device,
+                        shard_dir=str(folder / "parts" / "adversarial"),
+                    )
+                )
         return out, skipped
 
     def evaluate(self, context, folder):
@@ -69,30 +87,59 @@ class PerturbedSetsCheck(Check):
 
         examples, bad_rows = context.screened(self.settings)
         perturbations, skipped = self.perturbations(context, examples, folder)
-        settings = {"model": context.spec, "command": "textattack-so check", "dataset": self.settings["dataset"],
-                    "split": self.settings["split"], "examples": len(examples),
-                    "rows skipped for bad input": len(bad_rows), "seed": self.settings["seed"]}
-        report = rb.run_robustness(context.model, examples, perturbations, context.batch_size, settings, skipped,
-                                   parts_dir=str(folder / "parts"))
+        settings = {
+            "model": context.spec,
+            "command": "textattack-so check",
+            "dataset": self.settings["dataset"],
+            "split": self.settings["split"],
+            "examples": len(examples),
+            "rows skipped for bad input": len(bad_rows),
+            "seed": self.settings["seed"],
+        }
+        report = rb.run_robustness(
+            context.model,
+            examples,
+            perturbations,
+            context.batch_size,
+            settings,
+            skipped,
+            parts_dir=str(folder / "parts"),
+        )
         rb.write_report(report, folder, title=f"Robustness of {context.spec}")
         (folder / "robustness.png").write_bytes(rb.plot_png(report))
         perturbed = report.rows[1:]
         worst = min(perturbed, key=lambda r: r["accuracy"], default=None)
         values = {"rb_index": report.rb, "min_accuracy": 100 * worst["accuracy"] if worst else None}
         acc = ", ".join(f"{r['set']} {100 * r['accuracy']:.1f}%" for r in report.rows)
-        evidence = {"rb_index": f"RB = {report.rb:.4f} over T = {len(report.sets)} sets; accuracy {acc}",
-                    "min_accuracy": (f"{worst['set']}: {100 * worst['accuracy']:.1f}% (original "
-                                     f"{100 * report.rows[0]['accuracy']:.1f}%)") if worst else "no perturbed set"}
+        evidence = {
+            "rb_index": f"RB = {report.rb:.4f} over T = {len(report.sets)} sets; accuracy {acc}",
+            "min_accuracy": (
+                f"{worst['set']}: {100 * worst['accuracy']:.1f}% (original {100 * report.rows[0]['accuracy']:.1f}%)"
+            )
+            if worst
+            else "no perturbed set",
+        }
         examples_shown = []
         for s in report.sets:
             for i, (o, p) in enumerate(zip(report.texts, s.texts)):
                 if o != p and report.predictions[s.name][i] != report.predictions["original"][i]:
-                    examples_shown.append({"original": o, "perturbed": p, "outputs":
-                                           f"{s.name}: {report.predictions['original'][i]} → "
-                                           f"{report.predictions[s.name][i]}"})
+                    examples_shown.append(
+                        {
+                            "original": o,
+                            "perturbed": p,
+                            "outputs": f"{s.name}: {report.predictions['original'][i]} → "
+                            f"{report.predictions[s.name][i]}",
+                        }
+                    )
                     break
-        return Evaluation(values, evidence,
-                          rows=[{k: r[k] for k in ("set", "level", "examples", "accuracy", "relative_drop",
-                                                   "mean_chrf")} for r in report.rows],
-                          examples=examples_shown, files={"chart": "robustness.png", "report": "report.html"},
-                          info={"skipped levels": skipped})
+        return Evaluation(
+            values,
+            evidence,
+            rows=[
+                {k: r[k] for k in ("set", "level", "examples", "accuracy", "relative_drop", "mean_chrf")}
+                for r in report.rows
+            ],
+            examples=examples_shown,
+            files={"chart": "robustness.png", "report": "report.html"},
+            info={"skipped levels": skipped},
+        )

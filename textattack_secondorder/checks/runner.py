@@ -8,6 +8,7 @@ commands' own resume (attack-sweep shards, bias parts, κ checkpoints and shards
 picks up what an interrupted run finished. Thresholds and metrics are not part of the key: editing
 them re-judges without recomputing.
 """
+
 import json
 import time
 from dataclasses import dataclass
@@ -37,10 +38,13 @@ class GateContext:
         self.spec = config.model
         self.device = run.get("device")
         self.batch_size = run.get("model_batch_size", 64)
-        self.options = options or ClusterOptions(ray=run.get("ray"), shards=run.get("shards"),
-                                                 workers=run.get("workers"),
-                                                 threads_per_worker=run.get("threads_per_worker", 1),
-                                                 gpus_per_worker=float(run.get("gpus_per_worker", 0.0)))
+        self.options = options or ClusterOptions(
+            ray=run.get("ray"),
+            shards=run.get("shards"),
+            workers=run.get("workers"),
+            threads_per_worker=run.get("threads_per_worker", 1),
+            gpus_per_worker=float(run.get("gpus_per_worker", 0.0)),
+        )
         self._model = None
         self._num_classes = None
         self._examples = {}
@@ -54,9 +58,11 @@ class GateContext:
             try:
                 self._model = load_model_wrapper(self.spec, self.device, self.batch_size)
             except Exception as e:  # noqa: BLE001 - any failure to load is a config problem: one line, exit 2
-                raise ConfigError(f"model: cannot load {self.spec!r} ({type(e).__name__}: {e}); valid: a demo "
-                                  "victim (mr-cnn, mr-lstm, mr-bow, mr-minilm), a model folder, file.py[^variable] "
-                                  "or a reachable hub id") from None
+                raise ConfigError(
+                    f"model: cannot load {self.spec!r} ({type(e).__name__}: {e}); valid: a demo "
+                    "victim (mr-cnn, mr-lstm, mr-bow, mr-minilm), a model folder, file.py[^variable] "
+                    "or a reachable hub id"
+                ) from None
         return self._model
 
     def examples(self, settings):
@@ -66,11 +72,14 @@ class GateContext:
         key = (settings["dataset"], settings["split"], settings["num_examples"])
         if key not in self._examples:
             try:
-                self._examples[key] = load_examples(key[0], key[1], self.config.text_column,
-                                                    self.config.label_column, key[2])
+                self._examples[key] = load_examples(
+                    key[0], key[1], self.config.text_column, self.config.label_column, key[2]
+                )
             except (FileNotFoundError, ValueError) as e:
-                raise ConfigError(f"dataset: cannot read {key[0]!r} split {key[1]!r} ({e}); valid: mr, a CSV "
-                                  "with text,label columns, or a text file") from None
+                raise ConfigError(
+                    f"dataset: cannot read {key[0]!r} split {key[1]!r} ({e}); valid: mr, a CSV "
+                    "with text,label columns, or a text file"
+                ) from None
         return self._examples[key]
 
     def screened(self, settings, labelled=True):
@@ -95,8 +104,9 @@ def check_key(context, check):
 
     data = context.examples(check.settings) if check.DATA_SETTINGS else None
     deps = [context.done[d].key for d in check.depends_on()]
-    return content_key("textattack-so check", check.kind, check.settings, context.spec,
-                       spec_fingerprint(context.spec), data, deps)
+    return content_key(
+        "textattack-so check", check.kind, check.settings, context.spec, spec_fingerprint(context.spec), data, deps
+    )
 
 
 def _order(checks):
@@ -131,14 +141,34 @@ def run_gate(config, out, options=None, progress=True, say=print):
             say(f"[{check.name}] evaluating {check.kind} ...")
             folder.mkdir(parents=True, exist_ok=True)
             evaluation, reused = check.evaluate(context, folder), False
-            atomic_write_text(path, json.dumps({"key": key, "kind": check.kind, "settings": check.settings,
-                                                "seconds": round(time.time() - start, 2),
-                                                "evaluation": evaluation.to_dict()}, indent=2, default=str))
+            atomic_write_text(
+                path,
+                json.dumps(
+                    {
+                        "key": key,
+                        "kind": check.kind,
+                        "settings": check.settings,
+                        "seconds": round(time.time() - start, 2),
+                        "evaluation": evaluation.to_dict(),
+                    },
+                    indent=2,
+                    default=str,
+                ),
+            )
         seconds = saved.get("seconds", 0.0) if reused else time.time() - start
         context.done[check.name] = Finished(check.name, evaluation, key)
         metric = check.METRICS[check.metric]
         value = evaluation.values.get(check.metric)
-        verdicts[check.name] = Verdict(check.name, check.kind, check.metric, check.threshold, metric.direction,
-                                       value, judge(value, metric, check.threshold),
-                                       evaluation.evidence.get(check.metric, ""), seconds, reused)
+        verdicts[check.name] = Verdict(
+            check.name,
+            check.kind,
+            check.metric,
+            check.threshold,
+            metric.direction,
+            value,
+            judge(value, metric, check.threshold),
+            evaluation.evidence.get(check.metric, ""),
+            seconds,
+            reused,
+        )
     return [verdicts[c.name] for c in config.checks], context

@@ -1,5 +1,6 @@
 """``second_order`` check: SO-Beam / SO-Enum through the attack sweep (docs/methods.md §1, §8):
 the vulnerable-example rate and the average perturbed words of the vulnerable examples."""
+
 from .attack import SWEEP_SETTINGS, _number, run_sweep_cell, successful_examples, summary_rows
 from .base import AT_LEAST, AT_MOST, Check, Evaluation, Metric
 
@@ -10,8 +11,11 @@ class SecondOrderCheck(Check):
     kind = "second_order"
     METRICS = {
         "vulnerable_rate": Metric(AT_MOST, "%", "examples with a vulnerable example found / attacked"),
-        "avg_perturbed_words": Metric(AT_LEAST, "words", "mean ||x̃0 − x0||_0 of the vulnerable examples "
-                                                         "(fewer: vulnerable examples lie closer to the test set)"),
+        "avg_perturbed_words": Metric(
+            AT_LEAST,
+            "words",
+            "mean ||x̃0 − x0||_0 of the vulnerable examples (fewer: vulnerable examples lie closer to the test set)",
+        ),
     }
     SETTINGS = dict(SWEEP_SETTINGS, recipe=("so-beam", str, "so-beam or so-enum, with parameters as NAME^a=1"))
 
@@ -23,10 +27,18 @@ class SecondOrderCheck(Check):
         values = {"vulnerable_rate": _number(row.get("Attack success rate")), "avg_perturbed_words": words}
         evidence = {
             "vulnerable_rate": f"{succ} of {attacked} attacked examples have a vulnerable example "
-                               f"({self.settings['recipe']})",
-            "avg_perturbed_words": (f"vulnerable examples lie {words:g} words from the test sentence on average"
-                                    if words is not None else "no vulnerable example found"),
+            f"({self.settings['recipe']})",
+            "avg_perturbed_words": (
+                f"vulnerable examples lie {words:g} words from the test sentence on average"
+                if words is not None
+                else "no vulnerable example found"
+            ),
         }
-        return Evaluation(values, evidence, rows=summary_rows(row),
-                          examples=successful_examples(folder / csv_name, vulnerable=True), files={"log": csv_name},
-                          info={"rows skipped for bad input": skipped})
+        return Evaluation(
+            values,
+            evidence,
+            rows=summary_rows(row),
+            examples=successful_examples(folder / csv_name, vulnerable=True),
+            files={"log": csv_name},
+            info={"rows skipped for bad input": skipped},
+        )

@@ -1,5 +1,6 @@
 """``single_word`` check: robustness ρ (train split) or ρ* (test split) by EUBA, through the code path of
 ``textattack-so flip-capability`` (checkpoint resume; sharded / ``--ray``; docs/methods.md §2, §8)."""
+
 from .base import AT_LEAST, Check, Evaluation, Metric
 
 
@@ -7,8 +8,9 @@ class SingleWordCheck(Check):
     """Single-word robustness: the share of (sentence, word) pairs that no single-word change of that word flips."""
 
     kind = "single_word"
-    METRICS = {"rho": Metric(AT_LEAST, "", "ρ = 1 − mean κ over the correctly classified examples "
-                                           "(ρ* on the test split)")}
+    METRICS = {
+        "rho": Metric(AT_LEAST, "", "ρ = 1 − mean κ over the correctly classified examples (ρ* on the test split)")
+    }
     SETTINGS = {
         "m": (512, int, "EUBA early stop after m failed verifications (paper: 512); 0 = exact"),
         "exact": (False, bool, "brute force instead of EUBA"),
@@ -27,35 +29,61 @@ class SingleWordCheck(Check):
         examples, skipped = context.screened(s)
         method = "brute" if s["exact"] else "euba"
         m = None if s["m"] == 0 else s["m"]
-        settings = {"model": context.spec, "data": f"{s['dataset']}:{s['split']}[:{len(examples) + len(skipped)}]",
-                    "rows skipped for bad input": len(skipped)}
+        settings = {
+            "model": context.spec,
+            "data": f"{s['dataset']}:{s['split']}[:{len(examples) + len(skipped)}]",
+            "rows skipped for bad input": len(skipped),
+        }
         out = folder / "kappa.json"
         options = context.options
         if options.sharded:
             from ..evaluation.flip_capability.sharded import compute_flip_capability_sharded
 
             result, stats = compute_flip_capability_sharded(
-                context.spec, examples, options, method=method, m=m, device=context.device,
-                batch_size=context.batch_size, vocab_limit=s["vocab_limit"], folder=out.with_suffix(".shards"),
-                settings=settings, model_wrapper=model, progress=context.progress)
+                context.spec,
+                examples,
+                options,
+                method=method,
+                m=m,
+                device=context.device,
+                batch_size=context.batch_size,
+                vocab_limit=s["vocab_limit"],
+                folder=out.with_suffix(".shards"),
+                settings=settings,
+                model_wrapper=model,
+                progress=context.progress,
+            )
         else:
             from ..evaluation.flip_capability import compute_flip_capability
 
-            result = compute_flip_capability(model, examples, method=method, m=m, batch_size=context.batch_size,
-                                             device=context.device, checkpoint=out.with_suffix(".partial.json"),
-                                             vocab_limit=s["vocab_limit"], settings=settings,
-                                             progress=context.progress)
+            result = compute_flip_capability(
+                model,
+                examples,
+                method=method,
+                m=m,
+                batch_size=context.batch_size,
+                device=context.device,
+                checkpoint=out.with_suffix(".partial.json"),
+                vocab_limit=s["vocab_limit"],
+                settings=settings,
+                progress=context.progress,
+            )
         result.save(out)
         result.plot_histogram(out.with_suffix(".png"))
         summary = result.summary()
         star = "*" if s["split"] == "test" else ""
         top = result.top(5)
-        evidence = {"rho": f"ρ{star} = {result.rho:.4f} over {summary['correct']} correctly classified of "
-                           f"{summary['examples']} {s['split']} sentences × {summary['vocabulary']} words ({method}"
-                           f"{'' if m is None else f', m={m}'}); top κ: "
-                           + ", ".join(f"{w} {k:.2f}" for w, k in zip(top['word'], top['kappa']))}
-        return Evaluation({"rho": result.rho}, evidence,
-                          rows=[{"row": k, "value": v} for k, v in summary.items()]
-                          + [{"row": f"κ({w})", "value": round(float(k), 4)} for w, k in zip(top["word"], top["kappa"])],
-                          files={"kappa_histogram": "kappa.png", "kappa": "kappa.json"},
-                          info={"rows skipped for bad input": len(skipped)})
+        evidence = {
+            "rho": f"ρ{star} = {result.rho:.4f} over {summary['correct']} correctly classified of "
+            f"{summary['examples']} {s['split']} sentences × {summary['vocabulary']} words ({method}"
+            f"{'' if m is None else f', m={m}'}); top κ: "
+            + ", ".join(f"{w} {k:.2f}" for w, k in zip(top["word"], top["kappa"]))
+        }
+        return Evaluation(
+            {"rho": result.rho},
+            evidence,
+            rows=[{"row": k, "value": v} for k, v in summary.items()]
+            + [{"row": f"κ({w})", "value": round(float(k), 4)} for w, k in zip(top["word"], top["kappa"])],
+            files={"kappa_histogram": "kappa.png", "kappa": "kappa.json"},
+            info={"rows skipped for bad input": len(skipped)},
+        )

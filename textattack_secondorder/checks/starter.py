@@ -1,11 +1,12 @@
 """The commented starter config of ``textattack-so check --init`` (the demo victim, offline)."""
+
 import os
 
 from ..shared.files import atomic_write_text
 
 DEFAULT_PATH = "robustness.toml"
 
-STARTER = '''\
+STARTER = """\
 # Robustness gate for `textattack-so check robustness.toml` (docs/methods.md §8).
 # Exit code: 0 all checks pass, 1 a check fails, 2 the config is wrong.
 # Each check names one metric and a threshold; the direction is the metric's own
@@ -82,7 +83,7 @@ metric = "rb_index"               # or min_accuracy (percent, at least)
 threshold = 0.15
 [check.settings]
 levels = ["char", "word"]
-'''
+"""
 
 
 def write_starter(path=DEFAULT_PATH):

@@ -5,25 +5,12 @@ Each sub-command lives in its own module of this package and exposes
 ``func`` default runs the command. ``SUBCOMMAND_MODULES`` lists them; a module
 is imported only when the command line is built, so start-up stays cheap.
 """
+
 import argparse
 import importlib
 import sys
 
-# Errors that mean a bad parameter, resource or victim: one line and exit code 2, no traceback
-# (checked by name in the modules already imported, so that printing one imports nothing).
-USER_ERRORS = {
-    "textattack_secondorder.attack_recipes.recipe": "RecipeParameterError",
-    "textattack_secondorder.models.probe": "ModelProbeError",
-    "textattack_secondorder.models.token_classifier": "GradientAccessError",
-    "textattack_secondorder.resources.resolution": "ResourceError",
-    "textattack_secondorder.plugin.extensions": "UsageError",
-    "textattack_secondorder.distributed.runner": "ClusterError",
-    "textattack_secondorder.checks.config": "ConfigError",
-}
-
-
-def is_user_error(error):
-    return any(isinstance(error, getattr(sys.modules[m], c)) for m, c in USER_ERRORS.items() if m in sys.modules)
+from ..shared.errors import UserError
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -31,6 +18,7 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")
+
 
 # module name (in textattack_secondorder.cli) for each sub-command group
 SUBCOMMAND_MODULES = [
@@ -83,9 +71,7 @@ def main(argv=None):
         return 2
     try:
         result = args.func(args)
-    except Exception as e:  # noqa: BLE001 - only user errors are caught, the rest is re-raised
-        if not is_user_error(e):
-            raise
+    except UserError as e:  # a bad parameter, resource, victim, configuration or cluster: one line, exit code 2
         print(f"textattack-so {args.command}: error: {e}", file=sys.stderr)
         return 2
     return 0 if result is None else int(result)

@@ -1,4 +1,5 @@
 """``textattack-so attack-sweep``: every recipe against every model on one dataset, sharded, resumable, on Ray."""
+
 from ..datasets.examples import load_examples
 from ..models.loading import MODEL_SPEC_HELP
 from .common import add_cluster_args, add_dataset_args, cluster_options, positive_int, screen_rows, write_skipped
@@ -15,8 +16,9 @@ def add_parser(subparsers):
         "in OUT/shards and a re-run resumes.",
     )
     p.add_argument("--models", nargs="+", required=True, help="victims, each in --model form: " + MODEL_SPEC_HELP)
-    p.add_argument("--recipes", nargs="+", required=True, help="attack recipes (so-beam, sp-attack^kappa=F, "
-                   "textfooler, ...)")
+    p.add_argument(
+        "--recipes", nargs="+", required=True, help="attack recipes (so-beam, sp-attack^kappa=F, textfooler, ...)"
+    )
     p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: TextAttack's device)")
     p.add_argument("--model-batch-size", type=positive_int, default=64, help="texts per model call")
     add_dataset_args(p)
@@ -40,10 +42,18 @@ def run(args):
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     # one probe of the first model: rows no model could take are skipped once, for every cell
     examples, skipped = screen_rows(examples, load_model_wrapper(args.models[0], args.device, args.model_batch_size))
-    table, stats = run_attack_sweep(args.models, recipes, examples, args.out, cluster_options(args),
-                                    seed=args.random_seed, query_budget=args.query_budget, device=args.device,
-                                    batch_size=args.model_batch_size,
-                                    metrics={asr1.ROW: asr1.ASR1()})
+    table, stats = run_attack_sweep(
+        args.models,
+        recipes,
+        examples,
+        args.out,
+        cluster_options(args),
+        seed=args.random_seed,
+        query_budget=args.query_budget,
+        device=args.device,
+        batch_size=args.model_batch_size,
+        metrics={asr1.ROW: asr1.ASR1()},
+    )
     write_skipped(skipped, f"{args.out}/skipped_rows.csv")
     with pd.option_context("display.width", 160, "display.max_columns", 30):
         print(table.to_string(index=False))

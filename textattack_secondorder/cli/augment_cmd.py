@@ -8,6 +8,7 @@ Rows are screened first (docs/methods.md §6): a bad text, a label that is not a
 (outside the model's classes when ``--model`` is given) or a duplicate row is written once,
 unchanged, with its reason in ``skip_reason``, and never augmented.
 """
+
 import csv
 
 from .common import screen_rows
@@ -46,11 +47,12 @@ def run(args):
     labels = df[args.label_column].tolist() if has_label else [None] * len(df)
     model = None
     if args.model:
-        from ..models.loading import load_model_wrapper as load_model
+        from ..models.loading import load_model_wrapper
 
-        model = load_model(args.model)
-    good, skipped = screen_rows(list(zip(df[args.text_column].tolist(), labels)), model, labelled=has_label,
-                                indexed=True)
+        model = load_model_wrapper(args.model)
+    good, skipped = screen_rows(
+        list(zip(df[args.text_column].tolist(), labels)), model, labelled=has_label, indexed=True
+    )
     skipped = {i: reason for i, _, _, reason in skipped}
     examples = [(t, y) for _, t, y in good]
     special = args.special_words

@@ -1,6 +1,7 @@
 """``textattack-so bias``: counterfactual token bias B_{p,k} over natural neighbourhoods (Zhang et al. 2021, §4)."""
+
 from ..datasets.examples import load_examples
-from ..models.loading import load_model_wrapper as load_model
+from ..models.loading import load_model_wrapper
 from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
 
 
@@ -14,18 +15,33 @@ def add_parser(subparsers):
     )
     add_model_args(p)
     add_dataset_args(p)
-    p.add_argument("--pairs", default="gender",
-                   help="group(s) (gender, nationality, religion, sexual_orientation), pairs like 'he/she,gay/straight', "
-                        "or a JSON file {group: [[p1, p2], ...]}; comma-separated")
+    p.add_argument(
+        "--pairs",
+        default="gender",
+        help="group(s) (gender, nationality, religion, sexual_orientation), pairs like 'he/she,gay/straight', "
+        "or a JSON file {group: [[p1, p2], ...]}; comma-separated",
+    )
     p.add_argument("--max-k", type=int, default=3, help="largest neighbourhood level (paper: 3)")
     p.add_argument("--sample-size", type=int, default=2000, help="sentences sampled at levels >= --sample-from-k")
-    p.add_argument("--sample-from-k", type=int, default=2,
-                   help="first sampled level (paper §4.2.1 samples large levels; levels below it are exact)")
-    p.add_argument("--sample-masks", type=int, default=400,
-                   help="(sentence of level k-1, position) slots masked and filled at a sampled level k, drawn "
-                        "uniformly (0: every slot)")
-    p.add_argument("--filter-epsilon", type=float, default=None,
-                   help="filtered test set: keep sources whose naive |difference| <= epsilon (paper §4.2)")
+    p.add_argument(
+        "--sample-from-k",
+        type=int,
+        default=2,
+        help="first sampled level (paper §4.2.1 samples large levels; levels below it are exact)",
+    )
+    p.add_argument(
+        "--sample-masks",
+        type=int,
+        default=400,
+        help="(sentence of level k-1, position) slots masked and filled at a sampled level k, drawn "
+        "uniformly (0: every slot)",
+    )
+    p.add_argument(
+        "--filter-epsilon",
+        type=float,
+        default=None,
+        help="filtered test set: keep sources whose naive |difference| <= epsilon (paper §4.2)",
+    )
     p.add_argument("--neutralize", action="store_true", help="rewrite other gendered pronouns to they/them first")
     p.add_argument("--target-class", type=int, default=1, help="class whose probability is compared (default 1)")
     p.add_argument("--masked-lm", default=None, help="masked-LM slot value (default: the slot's default)")
@@ -41,15 +57,22 @@ def run(args):
     from ..evaluation.bias.sharded import BiasTask
     from ..transformations.neighborhood import WordSwapNeighborhood
 
-    model = load_model(args.model, args.device, args.model_batch_size)
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size)
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     good, skipped = screen_rows(examples, model, labelled=False)
     texts = [t for t, _ in good]
-    settings = dict(target_class=args.target_class, max_k=args.max_k, sample_size=args.sample_size,
-                    sample_from_k=args.sample_from_k, sample_masks=args.sample_masks,
-                    filter_epsilon=args.filter_epsilon,
-                    neutralize_pronouns=args.neutralize, batch_size=args.model_batch_size, seed=args.seed,
-                    n_boot=args.bootstrap)
+    settings = dict(
+        target_class=args.target_class,
+        max_k=args.max_k,
+        sample_size=args.sample_size,
+        sample_from_k=args.sample_from_k,
+        sample_masks=args.sample_masks,
+        filter_epsilon=args.filter_epsilon,
+        neutralize_pronouns=args.neutralize,
+        batch_size=args.model_batch_size,
+        seed=args.seed,
+        n_boot=args.bootstrap,
+    )
     neighborhood = WordSwapNeighborhood(args.masked_lm, device=args.device)
     neighborhood.proposer.batch_size = args.model_batch_size  # --model-batch-size reaches the masked LM too
     bias = CounterfactualBias(model, neighborhood, **settings)

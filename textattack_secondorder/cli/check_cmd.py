@@ -1,4 +1,5 @@
 """``textattack-so check CONFIG``: one robustness gate for CI (docs/methods.md §8); parsing and printing only."""
+
 import sys
 import time
 
@@ -16,13 +17,24 @@ def add_parser(subparsers):
         "any fails, 2 for a bad config. `--init [PATH]` writes a commented starter config.",
     )
     p.add_argument("config", nargs="?", help="TOML config (see --init)")
-    p.add_argument("--init", nargs="?", const="robustness.toml", default=None, metavar="PATH",
-                   help="write a commented starter config for the demo victim (default robustness.toml; never "
-                        "overwrites)")
+    p.add_argument(
+        "--init",
+        nargs="?",
+        const="robustness.toml",
+        default=None,
+        metavar="PATH",
+        help="write a commented starter config for the demo victim (default robustness.toml; never overwrites)",
+    )
     p.add_argument("--out", default="results/check", help="output folder (default results/check)")
     g = p.add_argument_group("cluster (override the config's [run] table)")
-    g.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                   help="run the shards on Ray: no value starts a local Ray instance; 'auto' or HOST:PORT joins one")
+    g.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="run the shards on Ray: no value starts a local Ray instance; 'auto' or HOST:PORT joins one",
+    )
     g.add_argument("--shards", type=positive_int, default=None, help="cut each check's work into N shards")
     p.set_defaults(func=run)
 

@@ -1,4 +1,5 @@
 """Shared command-line arguments: the victim model and the texts, named the way TextAttack users name them."""
+
 import argparse
 
 from ..datasets.examples import DATASET_SPEC_HELP as DATASET_HELP
@@ -72,14 +73,28 @@ def write_skipped(skipped, path):
 def add_cluster_args(parser, unit="examples"):
     """``--ray [ADDRESS]``, ``--shards N`` and the worker placement flags (docs/methods.md §7)."""
     g = parser.add_argument_group("cluster (pip install 'textattack-secondorder[ray]')")
-    g.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                   help="run the shards on Ray: no value starts a local Ray instance on this machine's cores; "
-                        "'auto' or HOST:PORT joins a running cluster")
-    g.add_argument("--shards", type=positive_int, default=None,
-                   help=f"cut the {unit} into N shards, each saved as it finishes (a re-run skips finished "
-                        "shards); default with --ray: see docs/methods.md §7")
-    g.add_argument("--workers", type=positive_int, default=None,
-                   help="Ray actors (default: the cluster's CPUs / --threads-per-worker)")
+    g.add_argument(
+        "--ray",
+        nargs="?",
+        const="local",
+        default=None,
+        metavar="ADDRESS",
+        help="run the shards on Ray: no value starts a local Ray instance on this machine's cores; "
+        "'auto' or HOST:PORT joins a running cluster",
+    )
+    g.add_argument(
+        "--shards",
+        type=positive_int,
+        default=None,
+        help=f"cut the {unit} into N shards, each saved as it finishes (a re-run skips finished "
+        "shards); default with --ray: see docs/methods.md §7",
+    )
+    g.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        help="Ray actors (default: the cluster's CPUs / --threads-per-worker)",
+    )
     g.add_argument("--threads-per-worker", type=positive_int, default=1, help="torch threads (Ray CPUs) per actor")
     g.add_argument("--gpus-per-worker", type=float, default=0.0, help="GPUs per actor (e.g. 1, or 0.5 to share)")
 
@@ -90,5 +105,10 @@ def cluster_options(args):
 
     if args.gpus_per_worker < 0:
         raise SystemExit(f"--gpus-per-worker {args.gpus_per_worker} is not allowed: must be >= 0")
-    return ClusterOptions(ray=args.ray, shards=args.shards, workers=args.workers,
-                          threads_per_worker=args.threads_per_worker, gpus_per_worker=args.gpus_per_worker)
+    return ClusterOptions(
+        ray=args.ray,
+        shards=args.shards,
+        workers=args.workers,
+        threads_per_worker=args.threads_per_worker,
+        gpus_per_worker=args.gpus_per_worker,
+    )

@@ -1,20 +1,31 @@
 """``textattack-so defend``: fine-tune a classifier with SP-Defense (or the Rand baseline) and save it."""
+
 from ..datasets.examples import load_examples
-from ..models.loading import load_model_wrapper as load_model
+from ..models.loading import load_model_wrapper
 from .common import add_dataset_args, add_model_args, positive_int, screen_rows, write_skipped
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser("defend", help="SP-Defense (or --defense rand) fine-tuning; saves a model TextAttack loads")
+    p = subparsers.add_parser(
+        "defend", help="SP-Defense (or --defense rand) fine-tuning; saves a model TextAttack loads"
+    )
     add_model_args(p)
     add_dataset_args(p, default_split="train")
-    p.add_argument("--defense", default="sp-defense", choices=["sp-defense", "rand", "continue"],
-                   help="sp-defense (paper §5), rand (the Rand baseline) or continue (same fine-tuning, original examples only)")
+    p.add_argument(
+        "--defense",
+        default="sp-defense",
+        choices=["sp-defense", "rand", "continue"],
+        help="sp-defense (paper §5), rand (the Rand baseline) or continue (same fine-tuning, original examples only)",
+    )
     p.add_argument("--steps", type=positive_int, default=1000, help="fine-tuning batches (paper: 20k on BERT)")
     p.add_argument("--batch-size", type=positive_int, default=32)
     p.add_argument("--lr", type=float, default=None, help="learning rate (default 2e-5 transformers, 1e-3 word models)")
-    p.add_argument("--freeze-embeddings", action="store_true",
-                   help="keep the input embeddings fixed (default: train them; frozen, SP-Defense barely moves rho on word models)")
+    p.add_argument(
+        "--freeze-embeddings",
+        action="store_true",
+        help="keep the input embeddings fixed "
+        "(default: train them; frozen, SP-Defense barely moves rho on word models)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="output model directory (use with `textattack attack --model OUT`)")
     p.set_defaults(func=run)
@@ -26,7 +37,7 @@ def run(args):
     from ..defense import save_model, train_defense
     from ..models.token_classifier import TokenClassifier
 
-    model = load_model(args.model, args.device, args.model_batch_size)
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size)
     TokenClassifier.require_access(model, "SP-Defense training", name=args.model)  # one line, exit code 2
     train = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     train, skipped = screen_rows(train, model)
@@ -42,18 +53,41 @@ def run(args):
 
     before = acc()
     history = []
-    seconds = train_defense(model, train, steps=args.steps, batch_size=args.batch_size, lr=args.lr,
-                            defense=args.defense, seed=args.seed, device=args.device,
-                            train_embeddings=not args.freeze_embeddings, history=history)
+    seconds = train_defense(
+        model,
+        train,
+        steps=args.steps,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        defense=args.defense,
+        seed=args.seed,
+        device=args.device,
+        train_embeddings=not args.freeze_embeddings,
+        history=history,
+    )
     after = acc()
-    info = {"base_model": args.model, "defense": args.defense, "steps": args.steps, "batch_size": args.batch_size,
-            "seed": args.seed, "lr": args.lr or _default_lr(model.model), "schedule": "linear decay to 0",
-            "train_embeddings": not args.freeze_embeddings, "data": f"{args.dataset}:{args.split}",
-            "seconds": seconds, "test_accuracy_before": before, "test_accuracy_after": after,
-            "training_loss_per_50_steps": history,
-            "training examples": len(train), "rows skipped for bad input": len(skipped)}
+    info = {
+        "base_model": args.model,
+        "defense": args.defense,
+        "steps": args.steps,
+        "batch_size": args.batch_size,
+        "seed": args.seed,
+        "lr": args.lr or _default_lr(model.model),
+        "schedule": "linear decay to 0",
+        "train_embeddings": not args.freeze_embeddings,
+        "data": f"{args.dataset}:{args.split}",
+        "seconds": seconds,
+        "test_accuracy_before": before,
+        "test_accuracy_after": after,
+        "training_loss_per_50_steps": history,
+        "training examples": len(train),
+        "rows skipped for bad input": len(skipped),
+    }
     save_model(model, args.out, info)
     write_skipped(skipped, f"{args.out}/skipped_rows.csv")
-    print(f"{args.defense}: {args.steps} steps in {seconds:.1f} s; test accuracy "
-          f"{'n/a' if before is None else f'{before:.4f}'} -> {'n/a' if after is None else f'{after:.4f}'}; saved {args.out}")
+    print(
+        f"{args.defense}: {args.steps} steps in {seconds:.1f} s; test accuracy "
+        f"{'n/a' if before is None else f'{before:.4f}'} -> {'n/a' if after is None else f'{after:.4f}'}; "
+        f"saved {args.out}"
+    )
     return 0

@@ -1,8 +1,9 @@
 """``textattack-so flip-capability``: κ of every word and ρ of a classifier (Xu et al.; EUBA or brute force)."""
+
 from pathlib import Path
 
 from ..datasets.examples import load_examples
-from ..models.loading import load_model_wrapper as load_model
+from ..models.loading import load_model_wrapper
 from ..models.token_classifier import TokenClassifier
 from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
 
@@ -18,8 +19,13 @@ def add_parser(subparsers):
     add_model_args(p)
     add_dataset_args(p, default_split="train")
     p.set_defaults(num_examples=1000)
-    p.add_argument("--early-stop", "-m", type=int, default=512,
-                   help="EUBA: stop after m consecutive failed verifications (paper: 512); 0 = unbounded (exact)")
+    p.add_argument(
+        "--early-stop",
+        "-m",
+        type=int,
+        default=512,
+        help="EUBA: stop after m consecutive failed verifications (paper: 512); 0 = unbounded (exact)",
+    )
     p.add_argument("--exact", action="store_true", help="brute force: every word at every position")
     p.add_argument("--vocab-limit", type=int, default=None, help="only the first N vocabulary entries")
     p.add_argument("--top", type=int, default=20, help="top words to print")
@@ -29,7 +35,7 @@ def add_parser(subparsers):
 
 
 def run(args):
-    model = load_model(args.model, args.device, args.model_batch_size)
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size)
     TokenClassifier.require_access(model, "flip capability κ/ρ", name=args.model)  # one line, exit code 2
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     if examples and all(label is None for _, label in examples):
@@ -39,16 +45,29 @@ def run(args):
     out = Path(args.out or f"results/kappa_{name}_{args.split}.json")
     method = "brute" if args.exact else "euba"
     m = None if args.early_stop == 0 else args.early_stop
-    settings = {"model": args.model, "data": f"{args.dataset}:{args.split}[:{len(examples) + len(skipped)}]",
-                "rows skipped for bad input": len(skipped)}
+    settings = {
+        "model": args.model,
+        "data": f"{args.dataset}:{args.split}[:{len(examples) + len(skipped)}]",
+        "rows skipped for bad input": len(skipped),
+    }
     options = cluster_options(args)
     if options.sharded:
         from ..evaluation.flip_capability.sharded import compute_flip_capability_sharded
 
         folder = out.with_suffix(".shards")
         result, stats = compute_flip_capability_sharded(
-            args.model, examples, options, method=method, m=m, device=args.device, batch_size=args.model_batch_size,
-            vocab_limit=args.vocab_limit, folder=folder, settings=settings, model_wrapper=model)
+            args.model,
+            examples,
+            options,
+            method=method,
+            m=m,
+            device=args.device,
+            batch_size=args.model_batch_size,
+            vocab_limit=args.vocab_limit,
+            folder=folder,
+            settings=settings,
+            model_wrapper=model,
+        )
         print(f"{stats.shards} shards: {stats.computed} computed, {stats.reused} reused from {folder}")
     else:
         result = _single_run(args, model, examples, method, m, out, settings)
@@ -62,8 +81,15 @@ def _single_run(args, model, examples, method, m, out, settings):
 
     try:
         return compute_flip_capability(
-            model, examples, method=method, m=m, batch_size=args.model_batch_size, device=args.device,
-            checkpoint=out.with_suffix(".partial.json"), vocab_limit=args.vocab_limit, settings=settings,
+            model,
+            examples,
+            method=method,
+            m=m,
+            batch_size=args.model_batch_size,
+            device=args.device,
+            checkpoint=out.with_suffix(".partial.json"),
+            vocab_limit=args.vocab_limit,
+            settings=settings,
         )
     except CheckpointMismatch as e:
         raise SystemExit(f"textattack-so flip-capability: {e}") from None

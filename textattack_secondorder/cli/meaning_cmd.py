@@ -11,6 +11,7 @@ Two inputs:
 Prints mean / std / 5–95 % of the source chrF and of ``d_tgt``, the success
 percentage (``1 − s_src < d_tgt``), and writes the per-example CSV (+ a summary JSON).
 """
+
 import json
 import logging
 from pathlib import Path
@@ -21,23 +22,31 @@ logger = logging.getLogger(__name__)
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "meaning",
-        help="meaning preservation of adversarial examples: source chrF, target RDchrF, success rate (Michel et al. 2019)",
+        help="meaning preservation of adversarial examples: source chrF, target RDchrF, success rate "
+        "(Michel et al. 2019)",
         description="Judge perturbations as Michel et al. (NAACL 2019) / TEAPOT do: source-side chrF s_src(x, x̂), "
         "target-side relative destruction d_tgt (RDchrF for seq2seq, 0/1 label agreement for classifiers) and the "
         "success rule 1 - s_src < d_tgt. Give either --log (a TextAttack CSV attack log) or the five text files "
         "--src --adv --out-orig --out-adv --ref.",
     )
     p.add_argument("--log", help="TextAttack CSV attack log (columns original_text, perturbed_text, ... result_type)")
-    p.add_argument("--include-skipped", action="store_true",
-                   help="also judge Skipped rows of the log (the model was already wrong; left out by default)")
+    p.add_argument(
+        "--include-skipped",
+        action="store_true",
+        help="also judge Skipped rows of the log (the model was already wrong; left out by default)",
+    )
     p.add_argument("--src", help="original source sentences x, one per line")
     p.add_argument("--adv", help="adversarial source sentences x̂, one per line")
     p.add_argument("--out-orig", help="model outputs on the original sources y_M, one per line")
     p.add_argument("--out-adv", help="model outputs on the adversarial sources ŷ_M, one per line")
     p.add_argument("--ref", help="reference outputs y, one per line")
-    p.add_argument("--output", "-o", default=None,
-                   help="per-example CSV (default: <log>.meaning.csv, or meaning.csv beside --adv); "
-                        "a summary JSON is written next to it")
+    p.add_argument(
+        "--output",
+        "-o",
+        default=None,
+        help="per-example CSV (default: <log>.meaning.csv, or meaning.csv beside --adv); "
+        "a summary JSON is written next to it",
+    )
     p.set_defaults(func=run)
 
 
@@ -50,9 +59,8 @@ def run(args):
     import pandas as pd
 
     from ..evaluation import meaning as mp
-    from ..shared.files import atomic_write_text
-
     from ..plugin.extensions import UsageError
+    from ..shared.files import atomic_write_text
 
     seq2seq = [args.src, args.adv, args.out_orig, args.out_adv, args.ref]
     if args.log and any(seq2seq):
@@ -93,8 +101,13 @@ def run(args):
     out = Path(args.output) if args.output else default_out
     atomic_write_text(out, pd.DataFrame(rows).to_csv(index=False))
     summary_path = out.with_suffix(".summary.json")
-    summary.update({"input": str(source), "target_score": target_name,
-                    "success_rule": "1 - s_src(x, x_adv) < d_tgt(y, y_M, y_M_adv)"})
+    summary.update(
+        {
+            "input": str(source),
+            "target_score": target_name,
+            "success_rule": "1 - s_src(x, x_adv) < d_tgt(y, y_M, y_M_adv)",
+        }
+    )
     atomic_write_text(summary_path, json.dumps(summary, indent=2, default=str))
     print(f"wrote {out} ({len(rows)} rows) and {summary_path}")
     return 0

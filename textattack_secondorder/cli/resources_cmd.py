@@ -1,4 +1,5 @@
 """``textattack-so resources``: what each resource slot resolves to, exactly what a run loads (nothing is loaded)."""
+
 import json
 
 

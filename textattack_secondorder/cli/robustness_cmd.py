@@ -6,11 +6,12 @@ English→Spanish→English; skipped with a message when Apertium is missing) an
 ``adversarial`` (any recipe of the registry or of TextAttack, against the model or
 ``--surrogate``). Writes a table, CSV, JSON, the perturbed sets and one HTML report.
 """
+
 import logging
 import time
 
 from ..datasets.examples import load_examples
-from ..models.loading import load_model_wrapper as load_model
+from ..models.loading import load_model_wrapper
 from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
 
 logger = logging.getLogger(__name__)
@@ -27,31 +28,51 @@ def add_parser(subparsers):
     )
     add_model_args(p)
     add_dataset_args(p)
-    p.add_argument("--levels", default="char,word,sentence,adversarial",
-                   help="comma-separated levels among char, word, sentence, adversarial")
-    p.add_argument("--reuse", default=None,
-                   help="folder of a previous report (or its sets/ folder): evaluate --model on those perturbed sets "
-                        "instead of building new ones (--dataset and --levels are then ignored)")
+    p.add_argument(
+        "--levels",
+        default="char,word,sentence,adversarial",
+        help="comma-separated levels among char, word, sentence, adversarial",
+    )
+    p.add_argument(
+        "--reuse",
+        default=None,
+        help="folder of a previous report (or its sets/ folder): evaluate --model on those perturbed sets "
+        "instead of building new ones (--dataset and --levels are then ignored)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the char/word perturbations and the attack")
     g = p.add_argument_group("character level")
     g.add_argument("--char-min", type=int, default=3, help="fewest characters touched per sentence (FlagEval: 3)")
     g.add_argument("--char-max", type=int, default=15, help="most characters touched per sentence (FlagEval: 15)")
-    g.add_argument("--char-ops", default="keyboard,swap", help="typo kinds: keyboard (neighbouring key, "
-                   "TextAttack's WordSwapQWERTY), swap (two inner characters, CharSwap: "
-                   "WordSwapNeighboringCharacterSwap)")
+    g.add_argument(
+        "--char-ops",
+        default="keyboard,swap",
+        help="typo kinds: keyboard (neighbouring key, "
+        "TextAttack's WordSwapQWERTY), swap (two inner characters, CharSwap: "
+        "WordSwapNeighboringCharacterSwap)",
+    )
     g = p.add_argument_group("word level")
-    g.add_argument("--word-source", choices=["synonyms", "mlm"], default="synonyms",
-                   help="synonyms (the synonyms slot) or mlm (the masked-LM slot's proposals)")
+    g.add_argument(
+        "--word-source",
+        choices=["synonyms", "mlm"],
+        default="synonyms",
+        help="synonyms (the synonyms slot) or mlm (the masked-LM slot's proposals)",
+    )
     g.add_argument("--synonyms", default=None, help="synonyms slot value (word->synonyms JSON); default: slot default")
     g.add_argument("--masked-lm", default=None, help="masked-LM slot value for --word-source mlm")
     g.add_argument("--word-rate", type=float, default=0.15, help="share of the words replaced (at least one)")
     g = p.add_argument_group("adversarial level")
-    g.add_argument("--recipe", default="textfooler-offline",
-                   help="attack recipe: one of this package's (so-beam, sp-attack, textfooler-offline, bae-offline, "
-                        "...; parameters as 'name^a=1') or a TextAttack recipe name")
-    g.add_argument("--surrogate", default=None,
-                   help="model attacked to build the adversarial set (FlagEval's proxy model; same forms as --model); "
-                        "default: the evaluated model itself")
+    g.add_argument(
+        "--recipe",
+        default="textfooler-offline",
+        help="attack recipe: one of this package's (so-beam, sp-attack, textfooler-offline, bae-offline, "
+        "...; parameters as 'name^a=1') or a TextAttack recipe name",
+    )
+    g.add_argument(
+        "--surrogate",
+        default=None,
+        help="model attacked to build the adversarial set (FlagEval's proxy model; same forms as --model); "
+        "default: the evaluated model itself",
+    )
     g.add_argument("--query-budget", type=int, default=None, help="model queries per attacked example")
     p.add_argument("--examples-per-set", type=int, default=3, help="example perturbations shown per set in the HTML")
     p.add_argument("--out", default="results/robustness", help="output folder")
@@ -70,20 +91,33 @@ def _perturbations(args, examples, model):
     out, skipped = [], {}
     for level in levels:
         if level == "char":
-            out.append(rb.CharPerturbation(args.char_min, args.char_max, seed=args.seed,
-                                           operations=tuple(o.strip() for o in args.char_ops.split(","))))
+            out.append(
+                rb.CharPerturbation(
+                    args.char_min,
+                    args.char_max,
+                    seed=args.seed,
+                    operations=tuple(o.strip() for o in args.char_ops.split(",")),
+                )
+            )
         elif level == "word":
             if args.word_source == "mlm":
                 from ..resources import load_word_proposer
 
-                out.append(rb.WordPerturbation(proposer=load_word_proposer(args.masked_lm, device=args.device),
-                                               rate=args.word_rate, seed=args.seed))
+                out.append(
+                    rb.WordPerturbation(
+                        proposer=load_word_proposer(args.masked_lm, device=args.device),
+                        rate=args.word_rate,
+                        seed=args.seed,
+                    )
+                )
             else:
                 try:
                     synonyms = rb.load_synonym_list(args.synonyms)
                 except Exception as e:  # the slot's default is unavailable: say so, keep the other levels
-                    print(f"skipping the word level: no synonym list ({type(e).__name__}: {e}); "
-                          "pass --synonyms FILE.json or --word-source mlm")
+                    print(
+                        f"skipping the word level: no synonym list ({type(e).__name__}: {e}); "
+                        "pass --synonyms FILE.json or --word-source mlm"
+                    )
                     skipped[level] = f"no synonym list: {e}"
                     continue
                 out.append(rb.WordPerturbation(synonyms=synonyms, rate=args.word_rate, seed=args.seed))
@@ -96,14 +130,24 @@ def _perturbations(args, examples, model):
         elif level == "adversarial":
             from ..plugin.registry import build_attack
 
-            attacked = load_model(args.surrogate, args.device, args.model_batch_size) if args.surrogate else model
+            attacked = (
+                load_model_wrapper(args.surrogate, args.device, args.model_batch_size) if args.surrogate else model
+            )
             # the attacks are sharded (--shards/--ray; docs/methods.md §7), each shard saved in OUT/parts/adversarial
-            out.append(rb.AdversarialPerturbation(args.recipe, build_attack(args.recipe, attacked),
-                                                  [y for _, y in examples], surrogate_name=args.surrogate,
-                                                  query_budget=args.query_budget, seed=args.seed,
-                                                  model_spec=args.surrogate or args.model,
-                                                  options=cluster_options(args), device=args.device,
-                                                  shard_dir=f"{args.out}/parts/adversarial"))
+            out.append(
+                rb.AdversarialPerturbation(
+                    args.recipe,
+                    build_attack(args.recipe, attacked),
+                    [y for _, y in examples],
+                    surrogate_name=args.surrogate,
+                    query_budget=args.query_budget,
+                    seed=args.seed,
+                    model_spec=args.surrogate or args.model,
+                    options=cluster_options(args),
+                    device=args.device,
+                    shard_dir=f"{args.out}/parts/adversarial",
+                )
+            )
     return out, skipped
 
 
@@ -117,7 +161,7 @@ def run(args):
         from ..resources.synonyms import read_synonym_file
 
         read_synonym_file(args.synonyms)
-    model = load_model(args.model, args.device, args.model_batch_size)
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size)
     settings = {"model": args.model, "command": "textattack-so robustness"}
     if args.reuse:
         examples, sets = rb.load_sets(args.reuse)
@@ -125,23 +169,33 @@ def run(args):
         settings.update({"perturbed sets from": args.reuse})
         for s in sets:
             settings[s.name] = s.settings
-        report = rb.evaluate_sets(model, [t for t, _ in examples], [y for _, y in examples], sets,
-                                  args.model_batch_size, settings)
+        report = rb.evaluate_sets(
+            model, [t for t, _ in examples], [y for _, y in examples], sets, args.model_batch_size, settings
+        )
     else:
         examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
         examples, skipped = screen_rows(examples, model)
         write_skipped(skipped, f"{args.out}/skipped_rows.csv")
-        settings.update({"dataset": args.dataset, "split": args.split, "examples": len(examples),
-                         "rows skipped for bad input": len(skipped), "seed": args.seed})
+        settings.update(
+            {
+                "dataset": args.dataset,
+                "split": args.split,
+                "examples": len(examples),
+                "rows skipped for bad input": len(skipped),
+                "seed": args.seed,
+            }
+        )
         perturbations, skipped = _perturbations(args, examples, model)
         if not perturbations:
             raise SystemExit("robustness: no perturbation level could be built")
         # each finished set is saved at once in OUT/parts; a rerun with the same settings reuses it (§6)
-        report = rb.run_robustness(model, examples, perturbations, args.model_batch_size, settings, skipped,
-                                   parts_dir=f"{args.out}/parts")
+        report = rb.run_robustness(
+            model, examples, perturbations, args.model_batch_size, settings, skipped, parts_dir=f"{args.out}/parts"
+        )
     report.settings["elapsed_seconds"] = round(time.time() - start, 1)
-    paths = rb.write_report(report, args.out, title=f"Robustness of {args.model}",
-                            examples_per_set=args.examples_per_set)
+    paths = rb.write_report(
+        report, args.out, title=f"Robustness of {args.model}", examples_per_set=args.examples_per_set
+    )
     print()
     print(rb.format_table(report))
     print(f"\nwrote {paths['csv']}, {paths['json']}, {paths['sets']}/*.csv and {paths['html']}")

@@ -4,9 +4,19 @@ A fallback for environments where the start-up hook is switched off
 (``TEXTATTACK_SECONDORDER_NO_HOOK=1``) or the ``.pth`` file was not installed.
 ``textattack-so attack --asr1 ...`` adds the ASR1 row (Xu et al.) to the summary.
 """
+
 import sys
 
-TEXTATTACK_COMMANDS = ("attack", "attack-resume", "augment", "benchmark-recipe", "eval", "list", "peek-dataset", "train")
+TEXTATTACK_COMMANDS = (
+    "attack",
+    "attack-resume",
+    "augment",
+    "benchmark-recipe",
+    "eval",
+    "list",
+    "peek-dataset",
+    "train",
+)
 
 
 def add_parser(subparsers):
@@ -25,8 +35,8 @@ def run(args):
     register()
     if "--asr1" in args.rest:
         # ASR1 (Xu et al.): success rate counting only one-word adversarial examples
-        from textattack_secondorder.plugin.extensions import EXTRA_METRICS
         from textattack_secondorder.metrics.asr1 import ASR1, ROW
+        from textattack_secondorder.plugin.extensions import EXTRA_METRICS
 
         args.rest = [a for a in args.rest if a != "--asr1"]
         EXTRA_METRICS[ROW] = ASR1()

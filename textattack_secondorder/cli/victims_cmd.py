@@ -1,4 +1,5 @@
 """``textattack-so train-victims`` and ``textattack-so data``: demo victims and the MR corpus."""
+
 import json
 import logging
 import sys
@@ -11,12 +12,21 @@ def add_parser(subparsers):
         "train-victims",
         help="train (or show) the demo victims mr-cnn, mr-lstm, mr-bow, mr-minilm on movie-review polarity",
     )
-    p.add_argument("--names", nargs="+", metavar="NAME", default=None,
-                   help="victims to train (default: all of mr-cnn mr-lstm mr-bow mr-minilm)")
+    p.add_argument(
+        "--names",
+        nargs="+",
+        metavar="NAME",
+        default=None,
+        help="victims to train (default: all of mr-cnn mr-lstm mr-bow mr-minilm)",
+    )
     p.add_argument("--force", action="store_true", help="retrain even if a victim is already cached")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threads", type=int, default=None,
-                   help="torch threads while training (default: 1 for word models, torch's setting for MiniLM)")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch threads while training (default: 1 for word models, torch's setting for MiniLM)",
+    )
     p.add_argument("--json", metavar="FILE", default=None, help="also write the table as JSON to FILE")
     p.set_defaults(func=run_train_victims)
 
@@ -55,13 +65,15 @@ def run_train_victims(args):
         except UnknownVictimError as e:  # pragma: no cover - checked above
             print(e, file=sys.stderr)
             return 2
-        rows.append({
-            "name": name,
-            "test_accuracy": f"{m['test_accuracy']:.4f}" if m.get("test_accuracy") is not None else "-",
-            "train_seconds": f"{m['train_seconds']:.1f}",
-            "directory": m["directory"],
-            "_metrics": m,
-        })
+        rows.append(
+            {
+                "name": name,
+                "test_accuracy": f"{m['test_accuracy']:.4f}" if m.get("test_accuracy") is not None else "-",
+                "train_seconds": f"{m['train_seconds']:.1f}",
+                "directory": m["directory"],
+                "_metrics": m,
+            }
+        )
     print(_table(rows, ["name", "test_accuracy", "train_seconds", "directory"]))
     if args.json:
         from textattack_secondorder.shared.files import atomic_write_text

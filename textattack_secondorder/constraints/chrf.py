@@ -12,6 +12,7 @@ TextAttack's own ``chrF`` constraint is the opposite (a *maximum*, via NLTK);
 this one uses sacrebleu's sentence chrF, exactly as the evaluation does
 (:func:`textattack_secondorder.evaluation.meaning.chrf`; docs/methods.md §3).
 """
+
 from textattack.constraints import Constraint
 
 from ..evaluation.meaning import BETA, CHAR_ORDER, chrf

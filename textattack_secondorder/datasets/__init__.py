@@ -5,6 +5,7 @@ source archive or online from HF ``rotten_tomatoes``. :func:`load_examples` read
 ``mr``, a CSV file or a text file by name, as the command line names them. Importing this package
 imports neither torch nor TextAttack.
 """
+
 from .examples import DATASET_SPEC_HELP, load_examples
 from .mr import LABEL_NAMES, MRDataError, load_mr, mr_dataset
 

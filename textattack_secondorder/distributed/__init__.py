@@ -1,7 +1,18 @@
 """Sharded, resumable runs in this process or on a Ray cluster (docs/methods.md §7)."""
+
 from .runner import LOCAL, ClusterError, ClusterOptions, RunStats, run_shards
 from .shards import Shard, content_key, make_shards, shard_count
 from .store import ShardStore
 
-__all__ = ["LOCAL", "ClusterError", "ClusterOptions", "RunStats", "run_shards", "Shard", "content_key",
-           "make_shards", "shard_count", "ShardStore"]
+__all__ = [
+    "LOCAL",
+    "ClusterError",
+    "ClusterOptions",
+    "RunStats",
+    "run_shards",
+    "Shard",
+    "content_key",
+    "make_shards",
+    "shard_count",
+    "ShardStore",
+]

@@ -15,17 +15,20 @@ returns every shard's result in shard order; the caller merges them exactly. Wit
 retried (``max_restarts``/``max_task_retries``), so no shard is lost or counted twice.
 Ctrl-C stops the run with the finished shards on disk; running it again resumes.
 """
+
 import logging
 import os
 import time
 from dataclasses import dataclass, field
+
+from ..shared.errors import UserError
 
 logger = logging.getLogger(__name__)
 
 LOCAL = "local"  # --ray without an address: start a Ray instance on this machine
 
 
-class ClusterError(RuntimeError):
+class ClusterError(RuntimeError, UserError):
     """Ray is missing or the cluster cannot be reached (one line, exit code 2)."""
 
 
@@ -128,8 +131,10 @@ def _worker_count(ray, options, todo):
         if options.gpus_per_worker:
             n = min(n, int(res.get("GPU", 0) // options.gpus_per_worker))
     if n < 1:
-        raise ClusterError(f"the cluster has no room for one worker ({options.threads_per_worker} CPU, "
-                           f"{options.gpus_per_worker} GPU): resources {ray.cluster_resources()}")
+        raise ClusterError(
+            f"the cluster has no room for one worker ({options.threads_per_worker} CPU, "
+            f"{options.gpus_per_worker} GPU): resources {ray.cluster_resources()}"
+        )
     return max(1, min(n, todo))
 
 
@@ -183,8 +188,12 @@ def _run_on_ray(task, todo, store, options, stats, bar):
     started = start_ray(options.ray)
     try:
         n = _worker_count(ray, options, len(todo))
-        actor = ray.remote(num_cpus=options.threads_per_worker, num_gpus=options.gpus_per_worker or 0,
-                           max_restarts=-1, max_task_retries=options.max_retries)(_Worker)
+        actor = ray.remote(
+            num_cpus=options.threads_per_worker,
+            num_gpus=options.gpus_per_worker or 0,
+            max_restarts=-1,
+            max_task_retries=options.max_retries,
+        )(_Worker)
         task_ref = ray.put(task)
         actors = [actor.remote(task_ref, options.threads_per_worker) for _ in range(n)]
         t0 = time.perf_counter()

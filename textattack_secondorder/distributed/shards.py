@@ -8,6 +8,7 @@ the run's settings and of its own items, so
   finished shards on disk and skips them), whatever the number of workers;
 * any change of setting or data gives new keys: a stale partial result is never reused.
 """
+
 import hashlib
 import json
 from dataclasses import dataclass, field

@@ -5,6 +5,7 @@ result as it arrives, under ``<folder>/<key>.pkl``; a re-run loads the shards wh
 is there instead of computing them. A file is written under a temporary name and renamed,
 so an interrupted run never leaves half a shard under its final name.
 """
+
 import pickle
 from pathlib import Path
 

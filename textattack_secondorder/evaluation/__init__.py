@@ -1,1 +1,2 @@
-"""Evaluations that are not TextAttack Metric subclasses: meaning preservation, flip capability, counterfactual bias, robustness index."""
+"""Evaluations that are not TextAttack Metric subclasses: meaning preservation, flip capability,
+counterfactual bias, robustness index."""

@@ -1,4 +1,5 @@
 """Goal functions of textattack-secondorder."""
+
 from .patch_words import PatchPair, PatchWordSelector, apply_patch
 from .second_order import (
     PatchWordModification,

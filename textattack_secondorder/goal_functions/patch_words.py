@@ -10,6 +10,7 @@ classes; for two classes this ranks pairs exactly like the positive-class
 difference). Single-word outputs depend only on the model, so they are
 computed once per model and cached.
 """
+
 import logging
 import weakref
 from dataclasses import dataclass

@@ -19,6 +19,7 @@ maximises is ``-L``, plus ``SUCCESS_BONUS`` for a vulnerable candidate (the
 reference code's "large bonus"), so a vulnerable candidate always ranks first and
 ties among them go to the lowest loss. The ground-truth label is not used.
 """
+
 import logging
 import time
 
@@ -46,8 +47,18 @@ def beam_loss(prob_x, prob_xp, cls):
 class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
     """A candidate ``x`` with its patched twin ``x ⊕ p`` and both predictions."""
 
-    def __init__(self, *args, patch=None, patched_text=None, patched_raw_output=None, loss=None,
-                 perturbed_words=0, elapsed=None, skip_reason=None, **kwargs):
+    def __init__(
+        self,
+        *args,
+        patch=None,
+        patched_text=None,
+        patched_raw_output=None,
+        loss=None,
+        perturbed_words=0,
+        elapsed=None,
+        skip_reason=None,
+        **kwargs,
+    ):
         super().__init__(*args, **kwargs)
         self.patch = patch
         self.patched_text = patched_text
@@ -86,7 +97,8 @@ class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
             "vulnerable_output": int(np.asarray(self.raw_output).argmax()),
             "vulnerable_patched_output": self.patched_output,
             "vulnerable_probs": [round(float(v), 6) for v in np.asarray(self.raw_output)],
-            "vulnerable_patched_probs": None if self.patched_raw_output is None
+            "vulnerable_patched_probs": None
+            if self.patched_raw_output is None
             else [round(float(v), 6) for v in self.patched_raw_output],
             "perturbed_words": self.perturbed_words,
             "beam_loss": self.loss,
@@ -122,9 +134,15 @@ class SecondOrderClassification(ClassificationGoalFunction):
             logger.info("skipping %r: %s", attacked_text.text[:80], self.skip_reason)
             probs = self._call_model([attacked_text])[0] if attacked_text.words else None
             result = SecondOrderGoalFunctionResult(
-                attacked_text, probs if probs is not None else np.array([1.0, 0.0]), 0,
-                GoalFunctionResultStatus.SKIPPED, 0.0, self.num_queries, ground_truth_output,
-                skip_reason=self.skip_reason, elapsed=0.0,
+                attacked_text,
+                probs if probs is not None else np.array([1.0, 0.0]),
+                0,
+                GoalFunctionResultStatus.SKIPPED,
+                0.0,
+                self.num_queries,
+                ground_truth_output,
+                skip_reason=self.skip_reason,
+                elapsed=0.0,
             )
             if probs is not None:
                 result.output = int(np.asarray(probs).argmax())
@@ -158,9 +176,19 @@ class SecondOrderClassification(ClassificationGoalFunction):
             status = GoalFunctionResultStatus.SUCCEEDED if vulnerable else GoalFunctionResultStatus.SEARCHING
             results.append(
                 SecondOrderGoalFunctionResult(
-                    text, raw, cls, status, score, self.num_queries, self.ground_truth_output,
-                    patch=self.patch, patched_text=twin, patched_raw_output=raw_p, loss=float(loss),
-                    perturbed_words=len(text.all_words_diff(self.initial_attacked_text)), elapsed=elapsed,
+                    text,
+                    raw,
+                    cls,
+                    status,
+                    score,
+                    self.num_queries,
+                    self.ground_truth_output,
+                    patch=self.patch,
+                    patched_text=twin,
+                    patched_raw_output=raw_p,
+                    loss=float(loss),
+                    perturbed_words=len(text.all_words_diff(self.initial_attacked_text)),
+                    elapsed=elapsed,
                 )
             )
         return results, self.num_queries >= self.query_budget

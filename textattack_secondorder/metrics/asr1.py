@@ -4,9 +4,9 @@ Add it to any TextAttack run — ``textattack.AttackArgs(metrics={"ASR1 (%):": A
 ``textattack-so attack --asr1 ...`` from the command line — to compare multi-word attacks
 (``textfooler``, ``bae``) with ``sp-attack`` as the paper's Figure 4 does.
 """
+
 from textattack.attack_results import FailedAttackResult, SuccessfulAttackResult
 from textattack.metrics import Metric
-
 
 ROW = "ASR1 (one-word success rate %):"  # the summary-table row name our commands give it
 

@@ -1,9 +1,11 @@
-"""Mean source-side chrF of successful attacks as a TextAttack ``Metric`` (Michel et al., NAACL 2019; docs/methods.md §3).
+"""Mean source-side chrF of successful attacks as a TextAttack ``Metric``
+(Michel et al., NAACL 2019; docs/methods.md §3).
 
 ``textattack.AttackArgs(metrics={"Mean chrF:": MeanChrF()})`` adds a row to
 TextAttack's summary table; the chrF itself is
 :func:`textattack_secondorder.evaluation.meaning.chrf`.
 """
+
 from textattack.metrics import Metric
 
 from ..evaluation.meaning import BETA, CHAR_ORDER, chrf
@@ -31,8 +33,12 @@ class MeanChrF(Metric):
 
         for r in results:
             if isinstance(r, SuccessfulAttackResult):
-                self.total += chrf(r.perturbed_result.attacked_text.text, r.original_result.attacked_text.text,
-                                   self.char_order, self.beta)
+                self.total += chrf(
+                    r.perturbed_result.attacked_text.text,
+                    r.original_result.attacked_text.text,
+                    self.char_order,
+                    self.beta,
+                )
                 self.count += 1
         return self
 

@@ -4,6 +4,7 @@ TextAttack ``Metric`` objects: each reads the attack results and returns one
 number for the summary table. The recipes add them automatically
 (``Attack.summary_metrics``); from Python pass them as ``AttackArgs(metrics=...)``.
 """
+
 import logging
 
 import numpy as np
@@ -47,7 +48,9 @@ class AveragePerturbedWords(Metric):
         pass
 
     def calculate(self, results):
-        vals = [r.perturbed_result.perturbed_words for r in _second_order(results) if isinstance(r, SuccessfulAttackResult)]
+        vals = [
+            r.perturbed_result.perturbed_words for r in _second_order(results) if isinstance(r, SuccessfulAttackResult)
+        ]
         return round(float(np.mean(vals)), 2) if vals else 0.0
 
 
@@ -84,7 +87,9 @@ class MedianPerplexity(Metric):
         succ = [r for r in _second_order(results) if isinstance(r, SuccessfulAttackResult)]
         if not succ:
             return "n/a"
-        texts = [(r.original_result if self.which == "original" else r.perturbed_result).attacked_text.text for r in succ]
+        texts = [
+            (r.original_result if self.which == "original" else r.perturbed_result).attacked_text.text for r in succ
+        ]
         lm = self.causal_lm
         if lm is None or isinstance(lm, str):
             from ..resources import load_causal_lm
@@ -122,8 +127,11 @@ def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None):
         perplexity = causal_lm_ready(causal_lm)
         left_out = not perplexity
         if left_out:
-            logger.info("median perplexity left out of the summary: the causal LM (%s) is not cached yet; pass "
-                        "perplexity=True to load it once", causal_lm or "slot default")
+            logger.info(
+                "median perplexity left out of the summary: the causal LM (%s) is not cached yet; pass "
+                "perplexity=True to load it once",
+                causal_lm or "slot default",
+            )
     rows = {
         "Avg perturbed words (vulnerable):": AveragePerturbedWords(),
         "Avg seconds per example:": SecondsPerExample(),

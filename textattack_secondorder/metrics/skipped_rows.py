@@ -6,6 +6,7 @@ model's scores for the row are unusable), ``"error"`` (an exception while attack
 row) or ``"method"`` (the attack's own rule, e.g. already misclassified); ``None`` when
 the row was attacked.
 """
+
 from textattack.metrics import Metric
 
 

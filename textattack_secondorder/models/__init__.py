@@ -14,6 +14,7 @@
 
 Attributes are imported lazily: importing this package does not import torch.
 """
+
 import importlib
 
 _LAZY = {

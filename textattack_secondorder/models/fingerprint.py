@@ -5,13 +5,18 @@ and the tokenizer's vocabulary; retraining, another checkpoint or another vocabu
 another digest. A wrapper without a torch model is fingerprinted by its outputs on fixed
 probe texts. Used by the κ cache and by the shard keys of sharded runs.
 """
+
 import hashlib
 import json
 
 import numpy as np
 
-FINGERPRINT_TEXTS = ("the film is good and the acting is fine .", "a dull , boring movie .",
-                     "not bad at all , a good watch", "one of the worst films of the year")
+FINGERPRINT_TEXTS = (
+    "the film is good and the acting is fine .",
+    "a dull , boring movie .",
+    "not bad at all , a good watch",
+    "one of the worst films of the year",
+)
 
 
 def _update_tensor(h, name, tensor):

@@ -1,4 +1,5 @@
 """A TextAttack model wrapper from the names users type: demo victims, model folders, ``file.py^variable``."""
+
 import os
 
 MODEL_SPEC_HELP = (

@@ -8,6 +8,7 @@ Two levels, one loop each:
 * :func:`predict_logits` runs a Hugging Face ``(model, tokenizer)`` pair directly, padding
   each batch to its longest text (training, κ/ρ and SP-Defense use it).
 """
+
 import numpy as np
 
 
@@ -47,7 +48,7 @@ def predict_probabilities(model_wrapper, texts, batch_size=64, desc=None):
         starts = tqdm(starts, desc=desc, leave=False, dynamic_ncols=True)
     out = []
     for s in starts:
-        batch = texts[s:s + int(batch_size)]
+        batch = texts[s : s + int(batch_size)]
         out.append(to_probabilities(model_wrapper(batch), len(batch)))
     return np.concatenate(out) if out else np.zeros((0, 0))
 
@@ -68,8 +69,13 @@ def predict_logits(model, tokenizer, texts, batch_size=128, max_length=None, dev
     out = []
     with torch.no_grad():
         for i in range(0, len(texts), batch_size):
-            enc = tokenizer(list(texts[i:i + batch_size]), padding="longest", truncation=True,
-                            max_length=max_length, return_tensors="pt").to(device)
+            enc = tokenizer(
+                list(texts[i : i + batch_size]),
+                padding="longest",
+                truncation=True,
+                max_length=max_length,
+                return_tensors="pt",
+            ).to(device)
             out.append(model(**enc).logits.float().cpu())
     if not out:
         return torch.zeros((0, model.config.num_labels))

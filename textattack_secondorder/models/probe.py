@@ -7,13 +7,16 @@ ordinary sentences so that there are always two) and raises :class:`ModelProbeEr
 naming the model and the shape or values it returned. :func:`check_outputs` is the
 same check for any later call.
 """
+
 import numpy as np
+
+from ..shared.errors import UserError
 
 # Ordinary sentences every text classifier can take: the probe always has two rows.
 PROBE_TEXTS = ("the film is good and the acting is fine .", "a dull , boring movie .")
 
 
-class ModelProbeError(ValueError):
+class ModelProbeError(ValueError, UserError):
     """The victim's outputs cannot be used (names the model and what it returned)."""
 
 
@@ -47,11 +50,13 @@ def check_outputs(outputs, n_texts, name="the model", num_classes=None):
     except (TypeError, ValueError) as e:
         raise ModelProbeError(
             f"{name} returned {type(outputs).__name__} outputs that are not an array of numbers ({e}); expected "
-            f"scores of shape ({n_texts}, num_classes) for {n_texts} texts") from None
+            f"scores of shape ({n_texts}, num_classes) for {n_texts} texts"
+        ) from None
     if arr.ndim != 2 or arr.shape[0] != n_texts:
         raise ModelProbeError(
             f"{name} returned scores of shape {arr.shape} for {n_texts} texts; expected ({n_texts}, num_classes): "
-            "one row per text, one column per class")
+            "one row per text, one column per class"
+        )
     if arr.shape[1] < 2 or (num_classes is not None and arr.shape[1] != num_classes):
         want = "at least 2" if num_classes is None else str(num_classes)
         raise ModelProbeError(f"{name} returned {arr.shape[1]} column(s) per text; expected {want} (one per class)")
@@ -60,7 +65,8 @@ def check_outputs(outputs, n_texts, name="the model", num_classes=None):
         rows = sorted(set(np.nonzero(bad)[0].tolist()))
         raise ModelProbeError(
             f"{name} returned {int(bad.sum())} NaN/infinite score(s) in row(s) {rows} of {n_texts}: "
-            f"{_preview(arr[rows[0]])}")
+            f"{_preview(arr[rows[0]])}"
+        )
     return arr
 
 

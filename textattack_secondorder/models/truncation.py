@@ -6,6 +6,7 @@ matter. :func:`truncate_for_model` keeps the longest run of whole words (from th
 or from the end for ``truncation_side="left"``) that the victim's tokenizer fits in its
 limit, and says what it did. Models without a Hugging Face tokenizer are left alone.
 """
+
 import re
 
 _NO_LIMIT = int(1e29)
@@ -41,7 +42,7 @@ def truncate_for_model(text, model_wrapper):
         left = getattr(tok, "truncation_side", "right") == "left"
 
         def piece(k):
-            return text[spans[-k][0]:] if left else text[: spans[k - 1][1]]
+            return text[spans[-k][0] :] if left else text[: spans[k - 1][1]]
 
         lo, hi = 0, len(spans)  # largest k whose piece fits: binary search
         while lo < hi:
@@ -54,7 +55,11 @@ def truncate_for_model(text, model_wrapper):
         return text, None
     where = "last" if left else "first"
     if lo == 0:
-        return text, (f"longer than the model's maximum of {limit} tokens ({total}); no whole word fits, "
-                      "left as is (the model truncates it)")
-    return piece(lo), (f"truncated to the model's maximum of {limit} tokens ({total} before): kept the {where} "
-                       f"{lo} of {len(spans)} words")
+        return text, (
+            f"longer than the model's maximum of {limit} tokens ({total}); no whole word fits, "
+            "left as is (the model truncates it)"
+        )
+    return piece(lo), (
+        f"truncated to the model's maximum of {limit} tokens ({total} before): kept the {where} "
+        f"{lo} of {len(spans)} words"
+    )

@@ -20,6 +20,7 @@ package's TextAttack hook calls).
 A victim is trained in a temporary folder and renamed into place when
 complete, so an interrupted training never leaves half a model.
 """
+
 import dataclasses
 import json
 import logging
@@ -52,12 +53,24 @@ class VictimSpec:
 VICTIMS = {
     spec.name: spec
     for spec in [
-        VictimSpec("mr-cnn", "word", "word CNN on frozen GloVe 50d (Zhang et al. 2021 base model)",
-                   {"arch": "cnn", "dropout": 0.3, "extra_glove_words": EXTRA_GLOVE_WORDS}),
-        VictimSpec("mr-lstm", "word", "LSTM on frozen GloVe 50d (Zhang et al. 2021 base model)",
-                   {"arch": "lstm", "dropout": 0.5, "extra_glove_words": EXTRA_GLOVE_WORDS}),
-        VictimSpec("mr-bow", "word", "bag of words on frozen GloVe 50d (Zhang et al. 2021 base model)",
-                   {"arch": "bow", "dropout": 0.2, "extra_glove_words": EXTRA_GLOVE_WORDS}),
+        VictimSpec(
+            "mr-cnn",
+            "word",
+            "word CNN on frozen GloVe 50d (Zhang et al. 2021 base model)",
+            {"arch": "cnn", "dropout": 0.3, "extra_glove_words": EXTRA_GLOVE_WORDS},
+        ),
+        VictimSpec(
+            "mr-lstm",
+            "word",
+            "LSTM on frozen GloVe 50d (Zhang et al. 2021 base model)",
+            {"arch": "lstm", "dropout": 0.5, "extra_glove_words": EXTRA_GLOVE_WORDS},
+        ),
+        VictimSpec(
+            "mr-bow",
+            "word",
+            "bag of words on frozen GloVe 50d (Zhang et al. 2021 base model)",
+            {"arch": "bow", "dropout": 0.2, "extra_glove_words": EXTRA_GLOVE_WORDS},
+        ),
         VictimSpec("mr-minilm", "minilm", "all-MiniLM-L6-v2 fine-tuned on MR (2 epochs)", {}),
     ]
 }
@@ -148,8 +161,13 @@ def train_victim(name, force=False, data=None, seed=0, progress=True, **override
         raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    logger.warning("Saved victim %s: test accuracy %.4f, %.1f s -> %s", name, metrics.get("test_accuracy", float("nan")),
-                   metrics["train_seconds"], final)
+    logger.warning(
+        "Saved victim %s: test accuracy %.4f, %.1f s -> %s",
+        name,
+        metrics.get("test_accuracy", float("nan")),
+        metrics["train_seconds"],
+        final,
+    )
     return {**metrics, "directory": str(final)}
 
 
@@ -161,7 +179,8 @@ def victim_dir(name, train_if_missing=True):
     if not is_trained(name):
         if not train_if_missing:
             raise FileNotFoundError(
-                f"Victim {name} is not trained yet ({victim_path(name)}). Run `textattack-so train-victims --names {name}`."
+                f"Victim {name} is not trained yet ({victim_path(name)}). "
+                f"Run `textattack-so train-victims --names {name}`."
             )
         train_victim(name)
     return victim_path(name)

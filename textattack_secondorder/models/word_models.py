@@ -19,6 +19,7 @@ with ``AutoModelForSequenceClassification.from_pretrained`` once
 All three give the same logits for a sentence whether it is padded (on the
 right) or not: padded positions are masked out of the pooling.
 """
+
 import logging
 
 import torch
@@ -126,7 +127,9 @@ class _SOWordPreTrainedModel(PreTrainedModel):
         """Copy a ``(vocab_size, embedding_dim)`` matrix into the frozen embedding."""
         vectors = torch.as_tensor(vectors, dtype=self.embeddings.weight.dtype)
         if tuple(vectors.shape) != tuple(self.embeddings.weight.shape):
-            raise ValueError(f"word vectors have shape {tuple(vectors.shape)}, expected {tuple(self.embeddings.weight.shape)}")
+            raise ValueError(
+                f"word vectors have shape {tuple(vectors.shape)}, expected {tuple(self.embeddings.weight.shape)}"
+            )
         with torch.no_grad():
             self.embeddings.weight.copy_(vectors)
 
@@ -134,11 +137,20 @@ class _SOWordPreTrainedModel(PreTrainedModel):
         """Sentence representation ``(batch, hidden_size)`` from embedded tokens and a 0/1 mask."""
         raise NotImplementedError
 
-    def forward(self, input_ids=None, attention_mask=None, token_type_ids=None, labels=None, inputs_embeds=None,
-                return_dict=None, **kwargs):
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        token_type_ids=None,
+        labels=None,
+        inputs_embeds=None,
+        return_dict=None,
+        **kwargs,
+    ):
         if input_ids is not None and input_ids.shape[1] == 0:  # batch of empty texts
-            input_ids = torch.full((input_ids.shape[0], 1), self.config.pad_token_id, dtype=torch.long,
-                                   device=input_ids.device)
+            input_ids = torch.full(
+                (input_ids.shape[0], 1), self.config.pad_token_id, dtype=torch.long, device=input_ids.device
+            )
             attention_mask = torch.zeros_like(input_ids)
         if inputs_embeds is None:
             inputs_embeds = self.embeddings(input_ids)
@@ -168,8 +180,9 @@ class SOWordCNNForSequenceClassification(_SOWordPreTrainedModel):
 
     def __init__(self, config):
         super().__init__(config)
-        self.conv = nn.Conv1d(config.embedding_dim, config.hidden_size, config.kernel_size,
-                              padding=config.kernel_size // 2)
+        self.conv = nn.Conv1d(
+            config.embedding_dim, config.hidden_size, config.kernel_size, padding=config.kernel_size // 2
+        )
         self.post_init()
 
     def encode(self, embedded, mask):

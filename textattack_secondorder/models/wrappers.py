@@ -6,6 +6,7 @@ in train mode (dropout on). :class:`SOModelWrapper` pads each batch only to its
 longest input, truncates at the model's max length, runs without gradients on
 the model's device, and computes gradients in eval mode.
 """
+
 import logging
 
 import torch
@@ -17,8 +18,6 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_BATCH_SIZE = 64
 _FALLBACK_MAX_LENGTH = 512
-
-
 
 
 class SOModelWrapper(HuggingFaceModelWrapper):
@@ -137,8 +136,10 @@ class SOModelWrapper(HuggingFaceModelWrapper):
         return self
 
     def __repr__(self):
-        return (f"{type(self).__name__}(model={type(self.model).__name__}, device={self.device}, "
-                f"max_length={self.max_length}, batch_size={self.batch_size})")
+        return (
+            f"{type(self).__name__}(model={type(self.model).__name__}, device={self.device}, "
+            f"max_length={self.max_length}, batch_size={self.batch_size})"
+        )
 
 
 __all__ = ["SOModelWrapper"]

@@ -31,29 +31,21 @@
 
 All are idempotent and leave TextAttack's behaviour unchanged for its own recipes otherwise.
 """
+
 import functools
 import json
 import sys
 from collections import OrderedDict
 
+from ..shared.errors import UserError
 from .recipe_params import SPLIT, parse_recipe_params
 
 # Summary rows added to every run of this process (``textattack-so attack --asr1`` fills it).
 EXTRA_METRICS = {}
 
 
-class UsageError(ValueError):
+class UsageError(ValueError, UserError):
     """A command-line value that is not allowed (one line, exit code 2)."""
-
-
-def user_errors():
-    """Exceptions that mean a bad parameter, resource or victim: one line and exit code 2, no traceback."""
-    from ..models.probe import ModelProbeError
-    from ..models.token_classifier import GradientAccessError
-    from .recipe_params import RecipeParameterError
-    from ..resources.resolution import ResourceError
-
-    return (UsageError, RecipeParameterError, ResourceError, ModelProbeError, GradientAccessError)
 
 
 def _once(owner, attr, make):
@@ -99,8 +91,10 @@ def _extend_diff_color():
             try:
                 return original(self, color_method)
             except LangDetectException:  # no letters to detect a language from: nothing to colour either
-                return (self.original_result.attacked_text.printable_text(),
-                        self.perturbed_result.attacked_text.printable_text())
+                return (
+                    self.original_result.attacked_text.printable_text(),
+                    self.perturbed_result.attacked_text.printable_text(),
+                )
 
         return diff_color
 
@@ -172,7 +166,10 @@ def _replay_checkpoint(guard, dataset, checkpoint):
 
         logging.getLogger(__name__).warning(
             "checkpoint: %d rows attacked but %d results saved; rows before the checkpoint are not checked for "
-            "duplicates again", len(done), checkpoint.results_count)
+            "duplicates again",
+            len(done),
+            checkpoint.results_count,
+        )
         return
     guard.replay(dataset[i] for i in done)
 
@@ -219,8 +216,9 @@ def _extend_checkpoint_save():
 
             path = os.path.join(self.attack_args.checkpoint_dir, f"{int(self.time * 1000)}.ta.chkpt")
             if not quiet:
-                logger.info('Saving checkpoint under "%s" at %s after %d attacks.', path, self.datetime,
-                            self.results_count)
+                logger.info(
+                    'Saving checkpoint under "%s" at %s after %d attacks.', path, self.datetime, self.results_count
+                )
             atomic_write_bytes(path, pickle.dumps(self, protocol=pickle.HIGHEST_PROTOCOL))
 
         return save
@@ -251,7 +249,7 @@ def _extend_attack_resume():
             try:
                 model_wrapper = ModelArgs._create_model_from_args(saved)
                 attack = CommandLineAttackArgs._create_attack_from_args(saved, model_wrapper)
-            except user_errors() as e:
+            except UserError as e:
                 print(f"textattack: error: {e}", file=sys.stderr)
                 sys.exit(2)
             dataset = DatasetArgs._create_dataset_from_args(saved)
@@ -305,7 +303,7 @@ def _extend_commands():
             try:
                 _check_command_args(args)
                 return original(self, args)
-            except user_errors() as e:
+            except UserError as e:
                 print(f"textattack: error: {e}", file=sys.stderr)
                 sys.exit(2)
 

@@ -6,6 +6,7 @@ NLTK downloads kept off the console, and (on transformers 5) the one transformer
 imports. Right after it: our recipes in TextAttack's tables and our extensions of its logger and
 attacker.
 """
+
 import logging
 
 logger = logging.getLogger("textattack_secondorder")
@@ -87,9 +88,13 @@ def report_nltk_downloads():
     failed = [n for n in dict.fromkeys(_nltk_failed) if n != "stopwords"]
     _nltk_failed.clear()
     if failed:
-        logger.warning("textattack-secondorder: TextAttack could not download NLTK data (%s; offline?); our recipes "
-                       "do not need it; for TextAttack's own WordNet/POS recipes run `python -m nltk.downloader %s` "
-                       "once online", ", ".join(failed), " ".join(failed))
+        logger.warning(
+            "textattack-secondorder: TextAttack could not download NLTK data (%s; offline?); our recipes "
+            "do not need it; for TextAttack's own WordNet/POS recipes run `python -m nltk.downloader %s` "
+            "once online",
+            ", ".join(failed),
+            " ".join(failed),
+        )
 
 
 # flair 0.15.1, which TextAttack imports at the top of textattack/shared/utils/strings.py, does

@@ -4,13 +4,16 @@ Recipe parameters are Python literals, as TextAttack evaluates them:
 ``--recipe "so-beam^beam_width=10,max_depth=4"``; quote strings:
 ``--recipe "textfooler-offline^synonyms='my_synonyms.json'"``. Bare words are taken as strings.
 """
+
 import ast
 from collections.abc import KeysView
+
+from ..shared.errors import UserError
 
 SPLIT = "^"  # textattack.shared.utils.ARGS_SPLIT_TOKEN
 
 
-class RecipeParameterError(ValueError):
+class RecipeParameterError(ValueError, UserError):
     """A recipe parameter that is unknown or has a value that is not allowed (one line: recipe, parameter,
     value, what is allowed)."""
 
@@ -67,5 +70,3 @@ class RecipeTable(dict):
                 f"{name!r}, {dict.__getitem__(self, name)!r}, {params!r})"
             )
         return dict.__getitem__(self, key)
-
-

@@ -11,6 +11,7 @@ dict by a :class:`~.recipe_params.RecipeTable`, whose ``keys()`` also accept
 :func:`build_attack` builds any recipe by name (ours with parameters, or TextAttack's),
 for commands that take a recipe name.
 """
+
 import importlib
 import sys
 

@@ -13,6 +13,7 @@ exactly what it shows. Word proposers live in :mod:`.proposers`, one file each.
 
 This package imports neither torch nor TextAttack; loaders import lazily.
 """
+
 from .loaders import (
     causal_lm_ready,
     describe,
@@ -23,6 +24,7 @@ from .loaders import (
     load_word_proposer,
     load_word_vectors,
     sentence_encoder_constraint,
+    word_proposer,
 )
 from .paths import cache_dir, data_path
 from .resolution import Resolution, ResourceError, hub_available, in_hf_cache, require, resolve
@@ -48,4 +50,5 @@ __all__ = [
     "require",
     "resolve",
     "sentence_encoder_constraint",
+    "word_proposer",
 ]

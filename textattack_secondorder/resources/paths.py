@@ -2,6 +2,7 @@
 
 Nothing here imports torch or TextAttack.
 """
+
 import os
 from pathlib import Path
 
@@ -17,8 +18,10 @@ def cache_dir(*parts, create=True):
     root = os.environ.get(CACHE_ENV)
     if not root:
         ta = os.environ.get("TA_CACHE_DIR")
-        root = os.path.join(ta, "secondorder") if ta else os.path.join(
-            os.path.expanduser("~"), ".cache", "textattack", "secondorder"
+        root = (
+            os.path.join(ta, "secondorder")
+            if ta
+            else os.path.join(os.path.expanduser("~"), ".cache", "textattack", "secondorder")
         )
     path = Path(root, *parts)
     if create:

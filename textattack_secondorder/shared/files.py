@@ -1,4 +1,5 @@
 """Atomic file writes: a reader (or a crashed run) never sees half a file."""
+
 import os
 from pathlib import Path
 

@@ -12,6 +12,7 @@ and by the long ``textattack-so`` commands, so that a row is judged the same way
 
 Nothing here imports torch or TextAttack.
 """
+
 import math
 import numbers
 import re

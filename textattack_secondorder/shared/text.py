@@ -1,4 +1,5 @@
 """Small text helpers shared by transformations, goal functions and augmenters."""
+
 from collections import OrderedDict
 
 
@@ -25,7 +26,7 @@ def swap_words_at(text, index, words):
         return [text.replace_word_at_index(index, w) for w in words]
     old = text.words[index]
     start = text._text_index_of_word_index(index)
-    before, after = text.text[:start], text.text[start + len(old):]
+    before, after = text.text[:start], text.text[start + len(old) :]
     key = next(iter(text._text_input))
     modified = text.attack_attrs["modified_indices"] | {index}
     out = []

@@ -5,6 +5,7 @@ columns, and the summary table with the recipe's summary rows and any extra metr
 ``textattack attack --log-to-csv`` run writes them; both files are written under a temporary
 name and renamed, so a reader never sees half a file.
 """
+
 import os
 from pathlib import Path
 

@@ -6,6 +6,7 @@ the seed, the query budget and its examples (docs/methods.md §7). Finished shar
 as they arrive; the merge concatenates each cell's shards in dataset order and recomputes the
 summary from the merged rows (:mod:`.merge`).
 """
+
 import json
 import re
 from pathlib import Path
@@ -21,7 +22,10 @@ DEFAULT_SHARD_SIZE = 10  # most examples per shard when --shards is not given (a
 
 def cell_name(model, recipe):
     """File-name-safe ``<model>__<recipe>`` of a cell."""
-    clean = lambda s: re.sub(r"[^A-Za-z0-9._=-]+", "_", Path(s.split("^")[0]).stem if s.endswith(".py") else s)
+
+    def clean(s):
+        return re.sub(r"[^A-Za-z0-9._=-]+", "_", Path(s.split("^")[0]).stem if s.endswith(".py") else s)
+
     return f"{clean(model)}__{clean(recipe)}".strip("_")
 
 
@@ -33,8 +37,14 @@ def sweep_shards(models, recipes, examples, seed, query_budget, options=None):
     for model in models:
         fp = spec_fingerprint(model)
         for recipe in recipes:
-            key = {"what": "attack-sweep", "model": model, "files": fp, "recipe": recipe, "seed": seed,
-                   "query_budget": query_budget}
+            key = {
+                "what": "attack-sweep",
+                "model": model,
+                "files": fp,
+                "recipe": recipe,
+                "seed": seed,
+                "query_budget": query_budget,
+            }
             cell = make_shards(items, key, shard_count(len(items), options, DEFAULT_SHARD_SIZE, DEFAULT_SHARD_SIZE))
             for s in cell:
                 s.context = {"model": model, "recipe": recipe}
@@ -43,8 +53,19 @@ def sweep_shards(models, recipes, examples, seed, query_budget, options=None):
     return out
 
 
-def run_attack_sweep(models, recipes, examples, out_dir, options=None, seed=765, query_budget=None, device=None,
-                     batch_size=64, progress=True, metrics=None):
+def run_attack_sweep(
+    models,
+    recipes,
+    examples,
+    out_dir,
+    options=None,
+    seed=765,
+    query_budget=None,
+    device=None,
+    batch_size=64,
+    progress=True,
+    metrics=None,
+):
     """Attack ``examples`` with every recipe on every model; returns ``(summary DataFrame, RunStats)``.
 
     Writes ``out_dir/<model>__<recipe>.csv`` (TextAttack's CSV columns and ours),
@@ -58,8 +79,9 @@ def run_attack_sweep(models, recipes, examples, out_dir, options=None, seed=765,
     out_dir = Path(out_dir)
     shards = sweep_shards(models, recipes, examples, seed, query_budget, options)
     task = SweepTask(seed, query_budget, device, batch_size)
-    results, stats = run_shards(task, shards, ShardStore(out_dir / "shards"), options, desc="sweep shards",
-                                progress=progress)
+    results, stats = run_shards(
+        task, shards, ShardStore(out_dir / "shards"), options, desc="sweep shards", progress=progress
+    )
     state = task.setup()
     by_cell, rows = {}, []
     for shard, part in zip(shards, results):

@@ -7,6 +7,7 @@ with the random seed ``seed + row`` (``row``: the example's place in the dataset
 example's result does not depend on the shard it falls in: the merged sweep equals the
 single-process sweep row for row.
 """
+
 from collections import OrderedDict
 
 MODELS_KEPT = 2
@@ -44,8 +45,9 @@ class SweepState:
         from ..plugin.registry import build_attack
 
         if (spec, recipe) not in self.attacks:
-            self.attacks[(spec, recipe)] = build_attack(recipe, self.model(spec), device=self.device,
-                                                         batch_size=self.batch_size)
+            self.attacks[(spec, recipe)] = build_attack(
+                recipe, self.model(spec), device=self.device, batch_size=self.batch_size
+            )
         return self.attacks[(spec, recipe)]
 
 
@@ -72,8 +74,13 @@ class SweepTask:
         attack = state.attack(shard.context["model"], shard.context["recipe"])
         results = []
         for offset, (text, label) in enumerate(shard.items):
-            args = textattack.AttackArgs(num_examples=1, random_seed=self.seed + shard.start + offset,
-                                         query_budget=self.query_budget, silent=True, disable_stdout=True)
+            args = textattack.AttackArgs(
+                num_examples=1,
+                random_seed=self.seed + shard.start + offset,
+                query_budget=self.query_budget,
+                silent=True,
+                disable_stdout=True,
+            )
             dataset = textattack.datasets.Dataset([(text, label)])
             # TextAttack's Attacker draws a one-example bar on stderr whatever ``silent`` says; under Ray
             # every worker's bar reaches the driver's console. The sweep shows one bar over shards instead.

@@ -11,10 +11,12 @@ All masks of all sentences given to :meth:`WordSwapNeighborhood.prefetch` go
 through the proposer in one batched call; ``_get_transformations`` then reads
 the prefetched proposals (or computes a batch of one).
 """
+
 import logging
 
 from textattack.transformations import Transformation
 
+from ..resources import word_proposer
 from ..shared.text import match_case, swap_words_at
 
 logger = logging.getLogger(__name__)
@@ -63,15 +65,8 @@ class WordSwapNeighborhood(Transformation):
             ``"float16"`` on CUDA, ``"auto"``: see :func:`~textattack_secondorder.resources.proposers.resolve_dtype`).
     """
 
-    def __init__(self, proposer=None, kappa=KAPPA, delta=DELTA, max_words_per_position=None, device=None,
-                 dtype=None):
-        if proposer is None or isinstance(proposer, str):
-            from ..resources import load_word_proposer
-
-            proposer = load_word_proposer(proposer, device=device, dtype=dtype)
-        elif dtype is not None:
-            raise ValueError("dtype applies when the masked LM is loaded here; build the proposer object with it")
-        self.proposer = proposer
+    def __init__(self, proposer=None, kappa=KAPPA, delta=DELTA, max_words_per_position=None, device=None, dtype=None):
+        self.proposer = word_proposer(proposer, device=device, dtype=dtype)
         self.kappa = int(kappa)
         self.delta = float(delta)
         self.max_words_per_position = max_words_per_position
@@ -103,7 +98,7 @@ class WordSwapNeighborhood(Transformation):
             for n, (t, ix) in enumerate(todo):
                 words = t.words
                 for i in ix:
-                    key = (tuple(words[:i]), tuple(words[i + 1:])) if cache is self._masked else (n, i)
+                    key = (tuple(words[:i]), tuple(words[i + 1 :])) if cache is self._masked else (n, i)
                     keys[(n, i)] = key
                     if key not in cache and key not in need:
                         need[key] = (words, i)
@@ -124,8 +119,12 @@ class WordSwapNeighborhood(Transformation):
                 words = {}
                 for i in ix:
                     kept = select_neighbor_words(
-                        cache[keys[(n, i)]], t.words[i], self.proposer.is_word, kappa=self.kappa,
-                        delta=self.delta, max_words=self.max_words_per_position,
+                        cache[keys[(n, i)]],
+                        t.words[i],
+                        self.proposer.is_word,
+                        kappa=self.kappa,
+                        delta=self.delta,
+                        max_words=self.max_words_per_position,
                     )
                     if kept:
                         words[i] = kept

@@ -4,8 +4,10 @@ TextAttack's ``WordSwapMaskedLM(method="bae")`` needs a hub masked LM; this
 transformation asks the package's word proposer instead (DistilBERT online,
 the offline proposer otherwise), for all positions of a text in one batch.
 """
+
 from textattack.transformations import WordSwap
 
+from ..resources import word_proposer
 from ..shared.text import match_case
 
 
@@ -19,13 +21,7 @@ class WordSwapProposer(WordSwap):
 
     def __init__(self, proposer=None, max_candidates=50, device=None, dtype=None, **kwargs):
         super().__init__(**kwargs)
-        if proposer is None or isinstance(proposer, str):
-            from ..resources import load_word_proposer
-
-            proposer = load_word_proposer(proposer, device=device, dtype=dtype)
-        elif dtype is not None:
-            raise ValueError("dtype applies when the masked LM is loaded here; build the proposer object with it")
-        self.proposer = proposer
+        self.proposer = word_proposer(proposer, device=device, dtype=dtype)
         self.max_candidates = int(max_candidates)
 
     def _get_transformations(self, current_text, indices_to_modify):

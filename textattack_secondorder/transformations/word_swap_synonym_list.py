@@ -6,6 +6,7 @@ transformation reads the neighbours from a word->synonyms list instead (by defau
 the ``synonyms`` resource slot), the
 same list the Double Perturbation patch words come from (Zhang et al. 2021, Sec. 3).
 """
+
 import logging
 
 from textattack.transformations import WordSwap

@@ -1,4 +1,5 @@
 """Swap one word for each word of a fixed list (SP-Attack's top-M flip-capability words, Xu et al. §4)."""
+
 from textattack.transformations import WordSwap
 
 from ..shared.text import match_case

@@ -7,11 +7,18 @@
   :class:`BiasReport` and its ``save``;
 * :mod:`.report` — the PNG plots (``hist_k.png``, ``bias_vs_k.png``).
 """
+
 from .computation import CounterfactualBias, counterfactual_bias
 from .pairs import gendered_words, load_pair_groups, parse_pairs
 from .result import BiasReport, TokenBiasMetric, bootstrap_ci
 
 __all__ = [
-    "BiasReport", "CounterfactualBias", "TokenBiasMetric", "bootstrap_ci", "counterfactual_bias", "gendered_words",
-    "load_pair_groups", "parse_pairs",
+    "BiasReport",
+    "CounterfactualBias",
+    "TokenBiasMetric",
+    "bootstrap_ci",
+    "counterfactual_bias",
+    "gendered_words",
+    "load_pair_groups",
+    "parse_pairs",
 ]

@@ -30,6 +30,7 @@ and k), per-sentence differences, and ``save(out_dir)`` writing CSV/JSON/PNG.
 Runs resume: each finished pair is saved under ``out_dir/parts`` and reused; with
 ``--ray`` the pairs run on a cluster (:mod:`.sharded`, docs/methods.md §7).
 """
+
 import random
 from pathlib import Path
 
@@ -56,9 +57,24 @@ class CounterfactualBias:
         batch_size: texts per model call; chunk: sentences per proposer call.
     """
 
-    def __init__(self, model_wrapper, transformation=None, masked_lm=None, target_class=1, max_k=3,
-                 sample_size=2000, sample_from_k=2, sample_masks=400, filter_epsilon=None, neutralize_pronouns=False,
-                 batch_size=128, chunk=64, seed=0, n_boot=1000, progress=True):
+    def __init__(
+        self,
+        model_wrapper,
+        transformation=None,
+        masked_lm=None,
+        target_class=1,
+        max_k=3,
+        sample_size=2000,
+        sample_from_k=2,
+        sample_masks=400,
+        filter_epsilon=None,
+        neutralize_pronouns=False,
+        batch_size=128,
+        chunk=64,
+        seed=0,
+        n_boot=1000,
+        progress=True,
+    ):
         if transformation is None:
             from ...transformations.neighborhood import WordSwapNeighborhood
 
@@ -80,10 +96,23 @@ class CounterfactualBias:
         self._gendered = gendered_words()
 
     def settings(self):
-        return {k: getattr(self, k) for k in ("target_class", "max_k", "sample_size", "sample_from_k", "sample_masks",
-                                               "filter_epsilon", "neutralize_pronouns", "seed")} | {
+        return {
+            k: getattr(self, k)
+            for k in (
+                "target_class",
+                "max_k",
+                "sample_size",
+                "sample_from_k",
+                "sample_masks",
+                "filter_epsilon",
+                "neutralize_pronouns",
+                "seed",
+            )
+        } | {
             "neighborhood": repr(self.transformation.proposer),
-            "kappa": self.transformation.kappa, "delta": self.transformation.delta}
+            "kappa": self.transformation.kappa,
+            "delta": self.transformation.delta,
+        }
 
     # -- model -----------------------------------------------------------------
     def differences(self, word_lists, index, p1, p2):
@@ -183,7 +212,7 @@ class CounterfactualBias:
                     records.append((k, sid, " ".join(ws), float(d)))
             if k == 0 and self.filter_epsilon is not None:
                 naive = {}
-                for kk, sid, _, d in records:
+                for _level, sid, _, d in records:
                     naive.setdefault(sid, []).append(d)
                 keep = {s for s, ds in naive.items() if abs(float(np.mean(ds))) <= self.filter_epsilon}
                 records = [r for r in records if r[1] in keep]
@@ -207,8 +236,12 @@ class CounterfactualBias:
         from ...models.fingerprint import model_fingerprint
 
         pairs = parse_pairs(pairs)
-        key = {"what": "bias", "model": model_fingerprint(self.model_wrapper), "settings": self.settings(),
-               "texts": list(texts)}
+        key = {
+            "what": "bias",
+            "model": model_fingerprint(self.model_wrapper),
+            "settings": self.settings(),
+            "texts": list(texts),
+        }
         # one shard per protected pair unless --shards says otherwise
         shards = make_shards([list(p) for p in pairs], key, shard_count(len(pairs), options, 1, local_size=1))
         for shard in shards:
@@ -216,8 +249,15 @@ class CounterfactualBias:
         if task is None and options is not None and options.distributed:
             raise ValueError("a bias run on Ray needs a task the workers can rebuild it from (sharded.BiasTask)")
         task = task or _PairsHere()
-        parts, _ = run_shards(task, shards, ShardStore(Path(out_dir, "parts") if out_dir else None), options,
-                              desc="pairs", progress=self.progress, local_state=self)
+        parts, _ = run_shards(
+            task,
+            shards,
+            ShardStore(Path(out_dir, "parts") if out_dir else None),
+            options,
+            desc="pairs",
+            progress=self.progress,
+            local_state=self,
+        )
         records = {}
         for part in parts:
             records.update(part)
@@ -236,8 +276,10 @@ class CounterfactualBias:
                 ks = [r for r in recs if r[0] == k]
                 metric.update((p1, p2), k, [r[1] for r in ks], [r[3] for r in ks])
             rows += [(name, group, *r) for r in recs]
-            counts[name] = {"original": sum(1 for r in recs if r[0] == 0),
-                            "perturbed": sum(1 for r in recs if r[0] == self.max_k)}
+            counts[name] = {
+                "original": sum(1 for r in recs if r[0] == 0),
+                "perturbed": sum(1 for r in recs if r[0] == self.max_k),
+            }
         table = pd.DataFrame(metric.compute(), columns=["pair", "k", "B", "ci_low", "ci_high", "sentences", "sources"])
         groups = {f"{a}/{b}": g for a, b, g in pairs}
         table.insert(1, "group", table["pair"].map(groups))

@@ -5,6 +5,7 @@ blacklist ship as JSON files in the package's ``data/`` folder. :func:`parse_pai
 command-line or Python spec into ``(p1, p2, group)`` triples; :func:`neutralize` rewrites the
 other gendered pronouns of a sentence to they/them.
 """
+
 import json
 from pathlib import Path
 
@@ -13,8 +14,16 @@ from ...shared.text import match_case
 
 PAIR_GROUPS_FILE = "protected_pairs.json"
 GENDERED_FILE = "gendered_words.json"
-NEUTRAL = {"he": "they", "she": "they", "him": "them", "his": "their", "her": "their", "hers": "theirs",
-           "himself": "themself", "herself": "themself"}
+NEUTRAL = {
+    "he": "they",
+    "she": "they",
+    "him": "them",
+    "his": "their",
+    "her": "their",
+    "hers": "theirs",
+    "himself": "themself",
+    "herself": "themself",
+}
 
 
 def load_pair_groups():

@@ -3,6 +3,7 @@
 ``hist_k.png``: histogram of the per-sentence differences for each k;
 ``bias_vs_k.png``: ``B_{p,k}`` with its bootstrap interval against k, one line per pair.
 """
+
 from pathlib import Path
 
 import numpy as np

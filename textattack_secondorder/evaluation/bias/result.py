@@ -10,6 +10,7 @@ chosen class's probability. ``B > 0``: the model prefers ``p2``.
 * :class:`BiasReport` holds the table and per-sentence differences; ``save(out_dir)``
   writes CSV/JSON and the PNG plots of :mod:`.report`.
 """
+
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -97,8 +98,11 @@ class BiasReport:
         atomic_write_text(out / "bias_sentences.csv", self.sentences.to_csv(index=False))
         atomic_write_text(
             out / "bias_summary.json",
-            json.dumps({"settings": self.settings, "counts": self.counts,
-                        "table": self.table.to_dict(orient="records")}, indent=2, default=float),
+            json.dumps(
+                {"settings": self.settings, "counts": self.counts, "table": self.table.to_dict(orient="records")},
+                indent=2,
+                default=float,
+            ),
         )
         if plots and len(self.sentences):
             plot_report(self, out)

@@ -6,6 +6,7 @@ and measures its pairs with the same :meth:`CounterfactualBias.run_pair
 sampling depend only on the pair, the texts and the seed, so the merged table equals the
 single run's.
 """
+
 from ...models.loading import load_model_wrapper
 
 
@@ -27,10 +28,14 @@ class BiasTask:
         from ...transformations.neighborhood import WordSwapNeighborhood
         from .computation import CounterfactualBias
 
-        model = self.model_spec if not isinstance(self.model_spec, str) else \
-            load_model_wrapper(self.model_spec, self.device, self.options.get("batch_size", 128))
-        return CounterfactualBias(model, WordSwapNeighborhood(self.masked_lm, device=self.device),
-                                  **dict(self.options, progress=False))
+        model = (
+            self.model_spec
+            if not isinstance(self.model_spec, str)
+            else load_model_wrapper(self.model_spec, self.device, self.options.get("batch_size", 128))
+        )
+        return CounterfactualBias(
+            model, WordSwapNeighborhood(self.masked_lm, device=self.device), **dict(self.options, progress=False)
+        )
 
     def run(self, bias, shard):
         return bias.pair_records(shard.context["texts"], [tuple(p) for p in shard.items])

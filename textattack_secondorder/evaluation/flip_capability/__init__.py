@@ -7,12 +7,20 @@
 
 Importing this package does not import torch.
 """
+
 from ...models.token_classifier import TokenClassifier
 from .computation import DEFAULT_M, brute_force_flips, compute_flip_capability, euba_flips
 from .report import format_summary, plot_histogram
 from .result import FlipCapability, FlipCapabilityResult
 
 __all__ = [
-    "DEFAULT_M", "FlipCapability", "FlipCapabilityResult", "TokenClassifier", "brute_force_flips",
-    "compute_flip_capability", "euba_flips", "format_summary", "plot_histogram",
+    "DEFAULT_M",
+    "FlipCapability",
+    "FlipCapabilityResult",
+    "TokenClassifier",
+    "brute_force_flips",
+    "compute_flip_capability",
+    "euba_flips",
+    "format_summary",
+    "plot_histogram",
 ]

@@ -18,6 +18,7 @@ Files are written atomically (temporary name, then rename), so an interrupted ru
 either no cache entry or a whole one. Before any of this, :func:`check_kappa_labels` refuses
 κ data whose labels the model cannot have.
 """
+
 import hashlib
 import json
 import logging
@@ -35,6 +36,7 @@ def _say(message, *args):
     except ImportError:  # pragma: no cover
         ta_logger = logger
     ta_logger.info(message, *args)
+
 
 CACHE_VERSION = 1
 # datasets known by name and how many classes they have: refused early for a model with another number
@@ -54,8 +56,12 @@ def data_digest(examples):
 
 
 def cache_key(model_wrapper, examples, settings):
-    payload = {"version": CACHE_VERSION, "model": model_fingerprint(model_wrapper), "data": data_digest(examples),
-               "settings": settings}
+    payload = {
+        "version": CACHE_VERSION,
+        "model": model_fingerprint(model_wrapper),
+        "data": data_digest(examples),
+        "settings": settings,
+    }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
@@ -65,16 +71,20 @@ def check_kappa_labels(num_outputs, dataset=None, labels=None):
     ``dataset``: its name (a known one such as ``mr`` is checked before it is loaded);
     ``labels``: the labels once loaded (each must be below ``num_outputs``).
     """
-    how = ("pass the model's own training data as kappa_dataset=FILE.csv (columns text,label) or a saved κ as "
-           "kappa=FILE.json (from `textattack-so flip-capability`)")
+    how = (
+        "pass the model's own training data as kappa_dataset=FILE.csv (columns text,label) or a saved κ as "
+        "kappa=FILE.json (from `textattack-so flip-capability`)"
+    )
     known = KNOWN_CLASSES.get(dataset)
     if known is not None and known != num_outputs:
         raise KappaDataError(f"κ data '{dataset}' has {known} classes but the model has {num_outputs} outputs; {how}")
     if labels is not None:
         bad = sorted({int(y) for y in labels if y is None or int(y) >= num_outputs or int(y) < 0})
         if bad:
-            raise KappaDataError(f"κ data '{dataset}' has label(s) {bad[:5]} that a model with {num_outputs} "
-                                 f"outputs cannot predict; {how}")
+            raise KappaDataError(
+                f"κ data '{dataset}' has label(s) {bad[:5]} that a model with {num_outputs} "
+                f"outputs cannot predict; {how}"
+            )
 
 
 def _clean_labels(examples):
@@ -83,13 +93,24 @@ def _clean_labels(examples):
         try:
             out.append((text, int(float(label))))
         except (TypeError, ValueError):
-            raise KappaDataError(f"κ data row {text[:40]!r} has label {label!r}, not a class number; pass "
-                                 "kappa_dataset=FILE.csv with integer labels or kappa=FILE.json") from None
+            raise KappaDataError(
+                f"κ data row {text[:40]!r} has label {label!r}, not a class number; pass "
+                "kappa_dataset=FILE.csv with integer labels or kappa=FILE.json"
+            ) from None
     return out
 
 
-def cached_flip_capability(model_wrapper, examples, m=512, method="euba", vocab_limit=None, data_name=None,
-                           num_outputs=None, folder=None, compute=None):
+def cached_flip_capability(
+    model_wrapper,
+    examples,
+    m=512,
+    method="euba",
+    vocab_limit=None,
+    data_name=None,
+    num_outputs=None,
+    folder=None,
+    compute=None,
+):
     """κ of ``model_wrapper`` on ``examples``, from the cache when the same κ was computed before.
 
     Returns ``(FlipCapabilityResult, path, reused)``. ``compute`` defaults to
@@ -116,11 +137,29 @@ def cached_flip_capability(model_wrapper, examples, m=512, method="euba", vocab_
             return result, path, True
     if compute is None:
         from .computation import compute_flip_capability as compute
-    result = compute(model_wrapper, examples, method=method, m=m, vocab_limit=vocab_limit,
-                     settings={"data": data_name, "cache_key": key})
+    result = compute(
+        model_wrapper,
+        examples,
+        method=method,
+        m=m,
+        vocab_limit=vocab_limit,
+        settings={"data": data_name, "cache_key": key},
+    )
     result.save(path)
-    atomic_write_text(path.with_suffix(".key.json"), json.dumps(
-        {"key": key, "model": model_fingerprint(model_wrapper), "data": data_digest(examples), "data_name": data_name,
-         "examples": len(examples), "settings": settings}, indent=1, default=str))
+    atomic_write_text(
+        path.with_suffix(".key.json"),
+        json.dumps(
+            {
+                "key": key,
+                "model": model_fingerprint(model_wrapper),
+                "data": data_digest(examples),
+                "data_name": data_name,
+                "examples": len(examples),
+                "settings": settings,
+            },
+            indent=1,
+            default=str,
+        ),
+    )
     _say("computed κ and cached it at %s", path)
     return result, path, False

@@ -31,6 +31,7 @@ The same code serves Hugging Face classifiers and the package's word-level
 victims: anything with ``get_input_embeddings()`` that accepts ``inputs_embeds``
 (through :class:`~textattack_secondorder.models.token_classifier.TokenClassifier`).
 """
+
 import json
 import logging
 import math
@@ -96,7 +97,7 @@ def euba_flips(clf, ids, positions, label, vocab_ids, emb_v_minus_mask, m, phase
             if not block:
                 continue
             labels = _verify(clf, base, [(positions[k], int(vocab_ids[w])) for k, w in block])
-            for (k, w), pred in zip(block, labels):
+            for (_, w), pred in zip(block, labels):
                 if success[w]:  # flipped earlier in this block: the sequential algorithm skips it
                     continue
                 queries += 1
@@ -139,9 +140,13 @@ class KappaSetup:
     def __init__(self, model_wrapper, device=None, batch_size=256, vocab_limit=None):
         if hasattr(model_wrapper, "get_input_embeddings"):
             raise TypeError("pass a TextAttack model wrapper (with .model and .tokenizer), not a bare model")
-        self.clf = model_wrapper if isinstance(model_wrapper, TokenClassifier) else \
-            TokenClassifier.from_model_wrapper(model_wrapper, "flip capability κ/ρ", device=device,
-                                               batch_size=batch_size)
+        self.clf = (
+            model_wrapper
+            if isinstance(model_wrapper, TokenClassifier)
+            else TokenClassifier.from_model_wrapper(
+                model_wrapper, "flip capability κ/ρ", device=device, batch_size=batch_size
+            )
+        )
         self.vocab_ids, self.words = self.clf.vocabulary()
         if vocab_limit:
             self.vocab_ids, self.words = self.vocab_ids[:vocab_limit], self.words[:vocab_limit]
@@ -192,9 +197,19 @@ class KappaSetup:
         metric.update(flips, label, q, time.perf_counter() - t0)
 
 
-def compute_flip_capability(model_wrapper, examples, method="euba", m=DEFAULT_M, batch_size=256, device=None,
-                            checkpoint=None, progress=True, settings=None, vocab_limit=None,
-                            checkpoint_seconds=CHECKPOINT_SECONDS):
+def compute_flip_capability(
+    model_wrapper,
+    examples,
+    method="euba",
+    m=DEFAULT_M,
+    batch_size=256,
+    device=None,
+    checkpoint=None,
+    progress=True,
+    settings=None,
+    vocab_limit=None,
+    checkpoint_seconds=CHECKPOINT_SECONDS,
+):
     """κ and ρ of a classifier on ``examples`` (list of ``(text, label)``), in this process.
 
     Args:
@@ -209,8 +224,11 @@ def compute_flip_capability(model_wrapper, examples, method="euba", m=DEFAULT_M,
     """
     if method not in ("euba", "brute"):
         raise ValueError("method must be 'euba' or 'brute'")
-    setup = model_wrapper if isinstance(model_wrapper, KappaSetup) else KappaSetup(
-        model_wrapper, device=device, batch_size=batch_size, vocab_limit=vocab_limit)
+    setup = (
+        model_wrapper
+        if isinstance(model_wrapper, KappaSetup)
+        else KappaSetup(model_wrapper, device=device, batch_size=batch_size, vocab_limit=vocab_limit)
+    )
     settings = dict(settings or {}, method=method, m=m, vocabulary=len(setup.words), examples=len(examples))
     ckpt_key = dict(settings, examples_digest=_digest(examples))
     metric, start = None, 0
@@ -218,21 +236,22 @@ def compute_flip_capability(model_wrapper, examples, method="euba", m=DEFAULT_M,
     if ckpt is not None and ckpt.exists():
         saved = json.loads(ckpt.read_text())
         if saved.get("key") != json.loads(json.dumps(ckpt_key, default=str)):
-            raise CheckpointMismatch(f"checkpoint {ckpt} was made with other settings or examples; delete it or "
-                                     "use another output path")
+            raise CheckpointMismatch(
+                f"checkpoint {ckpt} was made with other settings or examples; delete it or use another output path"
+            )
         metric, start = FlipCapability.from_state(saved["state"]), saved["next"]
         logger.info("resuming flip capability from example %d (%s)", start, ckpt)
     last_save = [time.perf_counter()]
 
     def save(i, metric):
         if ckpt is not None and time.perf_counter() - last_save[0] >= checkpoint_seconds:
-            atomic_write_text(ckpt, json.dumps({"key": ckpt_key, "state": metric.state(), "next": i + 1},
-                                               default=str))
+            atomic_write_text(ckpt, json.dumps({"key": ckpt_key, "state": metric.state(), "next": i + 1}, default=str))
             last_save[0] = time.perf_counter()
 
     desc = f"κ ({method}{'' if method == 'brute' else f', m={m}'})" if progress else None
     metric = setup.count(examples, method, m, metric=metric, start=start, after_example=save, progress=desc)
     if ckpt is not None:
-        atomic_write_text(ckpt, json.dumps({"key": ckpt_key, "state": metric.state(), "next": len(examples)},
-                                           default=str))
+        atomic_write_text(
+            ckpt, json.dumps({"key": ckpt_key, "state": metric.state(), "next": len(examples)}, default=str)
+        )
     return FlipCapabilityResult(metric, settings)

@@ -24,8 +24,11 @@ def plot_histogram(result, path):
 def format_summary(result, method, star="", top=20):
     """The printed summary: ρ (``star`` = "*" for ρ* on test), cost per sentence, and the ``top`` words by κ."""
     s = result.summary()
-    return "\n".join([
-        f"ρ{star} = {s['rho']:.4f}  over |V| = {s['vocabulary']} words, |D+| = {s['correct']} of {s['examples']} examples",
-        f"{s['queries_per_sentence']:.0f} queries and {s['seconds_per_sentence']:.3f} s per sentence ({method})",
-        result.top(top).to_string(index=False, float_format=lambda v: f"{v:.4f}"),
-    ])
+    return "\n".join(
+        [
+            f"ρ{star} = {s['rho']:.4f}  over |V| = {s['vocabulary']} words, "
+            f"|D+| = {s['correct']} of {s['examples']} examples",
+            f"{s['queries_per_sentence']:.0f} queries and {s['seconds_per_sentence']:.3f} s per sentence ({method})",
+            result.top(top).to_string(index=False, float_format=lambda v: f"{v:.4f}"),
+        ]
+    )

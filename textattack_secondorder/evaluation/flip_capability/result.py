@@ -4,6 +4,7 @@
 by word ``w``) over ``D+``; :class:`FlipCapabilityResult` carries κ, ρ and the
 settings, and is saved as JSON + CSV and reloaded.
 """
+
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,8 +53,14 @@ class FlipCapability:
         return float(1.0 - self.kappa.mean()) if self.words else float("nan")
 
     def state(self):
-        return {"words": self.words, "counts": self.counts.tolist(), "num_correct": self.num_correct,
-                "num_examples": self.num_examples, "queries": self.queries, "seconds": self.seconds}
+        return {
+            "words": self.words,
+            "counts": self.counts.tolist(),
+            "num_correct": self.num_correct,
+            "num_examples": self.num_examples,
+            "queries": self.queries,
+            "seconds": self.seconds,
+        }
 
     @classmethod
     def from_state(cls, state):
@@ -95,17 +102,23 @@ class FlipCapabilityResult:
 
     def summary(self):
         m = self.metric
-        return {"rho": self.rho, "vocabulary": len(m.words), "correct": m.num_correct, "examples": m.num_examples,
-                "queries_per_sentence": m.queries / max(m.num_correct, 1),
-                "seconds_per_sentence": m.seconds / max(m.num_correct, 1)}
+        return {
+            "rho": self.rho,
+            "vocabulary": len(m.words),
+            "correct": m.num_correct,
+            "examples": m.num_examples,
+            "queries_per_sentence": m.queries / max(m.num_correct, 1),
+            "seconds_per_sentence": m.seconds / max(m.num_correct, 1),
+        }
 
     def save(self, path):
         """Write ``path`` (JSON: settings, summary, state) and ``path`` with .csv (word, κ, per-class flips)."""
         path = Path(path)
         if path.suffix != ".json":
             path = path.with_suffix(".json")
-        atomic_write_text(path, json.dumps({"settings": self.settings, "summary": self.summary(),
-                                            "state": self.metric.state()}))
+        atomic_write_text(
+            path, json.dumps({"settings": self.settings, "summary": self.summary(), "state": self.metric.state()})
+        )
         atomic_write_text(path.with_suffix(".csv"), self.to_frame().to_csv(index=False))
         return path
 

@@ -12,6 +12,7 @@ a bounded ``m``, EUBA's phase 2 ranks words by the counts of the sentences befor
 its shard, so κ (a lower bound either way) depends on the shard layout: it is the same for
 a given ``--shards`` with or without Ray and whatever the number of workers.
 """
+
 from ...distributed import ClusterOptions, ShardStore, make_shards, run_shards, shard_count
 from ...models.fingerprint import model_fingerprint
 from ...models.loading import load_model_wrapper
@@ -29,8 +30,11 @@ class KappaTask:
         self.device, self.batch_size, self.vocab_limit = device, batch_size, vocab_limit
 
     def setup(self):
-        model = self.model_spec if not isinstance(self.model_spec, str) else \
-            load_model_wrapper(self.model_spec, self.device, self.batch_size)
+        model = (
+            self.model_spec
+            if not isinstance(self.model_spec, str)
+            else load_model_wrapper(self.model_spec, self.device, self.batch_size)
+        )
         return KappaSetup(model, device=self.device, batch_size=self.batch_size, vocab_limit=self.vocab_limit)
 
     def run(self, setup, shard):
@@ -38,9 +42,20 @@ class KappaTask:
         return setup.count(examples, self.method, self.m).state()
 
 
-def compute_flip_capability_sharded(model_spec, examples, options=None, method="euba", m=None, device=None,
-                                    batch_size=256, vocab_limit=None, folder=None, settings=None,
-                                    model_wrapper=None, progress=True):
+def compute_flip_capability_sharded(
+    model_spec,
+    examples,
+    options=None,
+    method="euba",
+    m=None,
+    device=None,
+    batch_size=256,
+    vocab_limit=None,
+    folder=None,
+    settings=None,
+    model_wrapper=None,
+    progress=True,
+):
     """κ and ρ of ``model_spec`` on ``examples`` computed shard by shard (see the module docstring).
 
     Args:
@@ -53,19 +68,34 @@ def compute_flip_capability_sharded(model_spec, examples, options=None, method="
     """
     options = options or ClusterOptions()
     if model_wrapper is None:
-        model_wrapper = model_spec if not isinstance(model_spec, str) else \
-            load_model_wrapper(model_spec, device, batch_size)
+        model_wrapper = (
+            model_spec if not isinstance(model_spec, str) else load_model_wrapper(model_spec, device, batch_size)
+        )
     setup = KappaSetup(model_wrapper, device=device, batch_size=batch_size, vocab_limit=vocab_limit)
     n_shards = shard_count(len(examples), options, ray_size=DEFAULT_SHARD_SIZE)
-    key = {"what": "kappa", "model": model_fingerprint(model_wrapper), "method": method, "m": m,
-           "vocab_limit": vocab_limit, "shards": n_shards}
+    key = {
+        "what": "kappa",
+        "model": model_fingerprint(model_wrapper),
+        "method": method,
+        "m": m,
+        "vocab_limit": vocab_limit,
+        "shards": n_shards,
+    }
     shards = make_shards([[t, None if y is None else int(y)] for t, y in examples], key, n_shards)
     task = KappaTask(model_spec, method, m, device, batch_size, vocab_limit)
-    states, stats = run_shards(task, shards, ShardStore(folder), options, desc="κ shards", progress=progress,
-                               local_state=setup)
+    states, stats = run_shards(
+        task, shards, ShardStore(folder), options, desc="κ shards", progress=progress, local_state=setup
+    )
     metric = setup.new_metric(examples)
     for state in states:
         metric.merge(FlipCapability.from_state(state))
-    settings = dict(settings or {}, method=method, m=m, vocabulary=len(setup.words), examples=len(examples),
-                    shards=n_shards, ray=options.ray)
+    settings = dict(
+        settings or {},
+        method=method,
+        m=m,
+        vocabulary=len(setup.words),
+        examples=len(examples),
+        shards=n_shards,
+        ray=options.ray,
+    )
     return FlipCapabilityResult(metric, settings), stats

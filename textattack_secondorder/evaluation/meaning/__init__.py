@@ -9,15 +9,40 @@
 The TextAttack ``Metric`` (mean source chrF of successful attacks) is
 :class:`textattack_secondorder.metrics.mean_chrf.MeanChrF`.
 """
+
 from .attack_log import SPLIT_TOKEN, read_attack_log, strip_markers
-from .chrf import (BETA, CHAR_ORDER, WORD_ORDER, chrf, is_successful, label_agreement, rdchrf, relative_destruction,
-                   source_chrf)
+from .chrf import (
+    BETA,
+    CHAR_ORDER,
+    WORD_ORDER,
+    chrf,
+    is_successful,
+    label_agreement,
+    rdchrf,
+    relative_destruction,
+    source_chrf,
+)
 from .computation import evaluate_classification, evaluate_seq2seq
 from .report import format_summary
 from .result import PERCENTILES, summarize, summary
 
 __all__ = [
-    "BETA", "CHAR_ORDER", "PERCENTILES", "SPLIT_TOKEN", "WORD_ORDER", "chrf", "evaluate_classification",
-    "evaluate_seq2seq", "format_summary", "is_successful", "label_agreement", "rdchrf", "read_attack_log",
-    "relative_destruction", "source_chrf", "strip_markers", "summarize", "summary",
+    "BETA",
+    "CHAR_ORDER",
+    "PERCENTILES",
+    "SPLIT_TOKEN",
+    "WORD_ORDER",
+    "chrf",
+    "evaluate_classification",
+    "evaluate_seq2seq",
+    "format_summary",
+    "is_successful",
+    "label_agreement",
+    "rdchrf",
+    "read_attack_log",
+    "relative_destruction",
+    "source_chrf",
+    "strip_markers",
+    "summarize",
+    "summary",
 ]

@@ -1,4 +1,5 @@
 """Reader of TextAttack's CSV attack logs for the meaning-preservation evaluation (docs/methods.md §3)."""
+
 import logging
 import re
 
@@ -31,8 +32,14 @@ def read_attack_log(path, result_types=("Successful", "Failed", "Maximized"), sk
     import pandas as pd
 
     df = pd.read_csv(path, keep_default_na=False)
-    needed = ["original_text", "perturbed_text", "original_output", "perturbed_output", "ground_truth_output",
-              "result_type"]
+    needed = [
+        "original_text",
+        "perturbed_text",
+        "original_output",
+        "perturbed_output",
+        "ground_truth_output",
+        "result_type",
+    ]
     missing = [c for c in needed if c not in df.columns]
     if missing:
         raise ValueError(f"{path} is not a TextAttack CSV attack log: missing column(s) {', '.join(missing)}")
@@ -45,14 +52,16 @@ def read_attack_log(path, result_types=("Successful", "Failed", "Maximized"), sk
             continue
         if keep is not None and str(row["result_type"]).lower() not in keep:
             continue
-        records.append({
-            "index": i,
-            "result_type": row["result_type"],
-            "original_text": strip_markers(row["original_text"]),
-            "perturbed_text": strip_markers(row["perturbed_text"]),
-            "original_output": row["original_output"],
-            "perturbed_output": row["perturbed_output"],
-            "ground_truth_output": row["ground_truth_output"],
-        })
+        records.append(
+            {
+                "index": i,
+                "result_type": row["result_type"],
+                "original_text": strip_markers(row["original_text"]),
+                "perturbed_text": strip_markers(row["perturbed_text"]),
+                "original_output": row["original_output"],
+                "perturbed_output": row["perturbed_output"],
+                "ground_truth_output": row["ground_truth_output"],
+            }
+        )
     logger.info("read %d of %d rows from %s", len(records), len(df), path)
     return records

@@ -30,8 +30,10 @@ def chrf(hypothesis, reference, char_order=CHAR_ORDER, beta=BETA):
     """Sentence chrF of ``hypothesis`` against ``reference``, in [0, 1] (sacrebleu ``sentence_chrf`` / 100)."""
     from sacrebleu import sentence_chrf
 
-    return sentence_chrf(str(hypothesis), [str(reference)], char_order=char_order, word_order=WORD_ORDER,
-                         beta=beta).score / 100.0
+    return (
+        sentence_chrf(str(hypothesis), [str(reference)], char_order=char_order, word_order=WORD_ORDER, beta=beta).score
+        / 100.0
+    )
 
 
 def source_chrf(original, perturbed):

@@ -2,6 +2,7 @@
 
 Mean, population std, 5–95 % range of each score, and the success percentage.
 """
+
 import numpy as np
 
 # TEAPOT reports the 5 %-95 % range of each score

@@ -19,19 +19,49 @@ accuracy on each perturbed set ``dist_1 .. dist_T``:
 CSV, a JSON, the perturbed sets (:mod:`.sets`, reusable with :func:`load_sets`) and one
 self-contained HTML page from ``templates/report.html``.
 """
+
 from .adversarial import AdversarialPerturbation
 from .back_translation import ApertiumUnavailable, BackTranslation, apertium_modes
 from .computation import accuracy, evaluate_sets, make_set, robustness_index, run_robustness
-from .perturbations import (CHAR_MAX, CHAR_MAX_FRACTION, CHAR_MIN, WORD_RATE, CharPerturbation, WordPerturbation,
-                            load_synonym_list)
+from .perturbations import (
+    CHAR_MAX,
+    CHAR_MAX_FRACTION,
+    CHAR_MIN,
+    WORD_RATE,
+    CharPerturbation,
+    WordPerturbation,
+    load_synonym_list,
+)
 from .report import format_table, plot_png, render_html, write_report
 from .result import LEVEL_PREFIX, LEVELS, PerturbedSet, RobustnessReport, set_name
 from .sets import load_sets, save_sets
 
 __all__ = [
-    "AdversarialPerturbation", "ApertiumUnavailable", "BackTranslation", "CHAR_MAX", "CHAR_MAX_FRACTION",
-    "CHAR_MIN", "CharPerturbation", "LEVELS", "LEVEL_PREFIX", "PerturbedSet", "RobustnessReport", "WORD_RATE",
-    "WordPerturbation", "accuracy", "apertium_modes", "evaluate_sets", "format_table", "load_sets",
-    "load_synonym_list", "make_set", "plot_png", "render_html", "robustness_index", "run_robustness", "save_sets",
-    "set_name", "write_report",
+    "AdversarialPerturbation",
+    "ApertiumUnavailable",
+    "BackTranslation",
+    "CHAR_MAX",
+    "CHAR_MAX_FRACTION",
+    "CHAR_MIN",
+    "CharPerturbation",
+    "LEVELS",
+    "LEVEL_PREFIX",
+    "PerturbedSet",
+    "RobustnessReport",
+    "WORD_RATE",
+    "WordPerturbation",
+    "accuracy",
+    "apertium_modes",
+    "evaluate_sets",
+    "format_table",
+    "load_sets",
+    "load_synonym_list",
+    "make_set",
+    "plot_png",
+    "render_html",
+    "robustness_index",
+    "run_robustness",
+    "save_sets",
+    "set_name",
+    "write_report",
 ]

@@ -6,7 +6,6 @@ turns a recipe name into a TextAttack ``Attack``). The texts are attacked shard 
 level, the only heavy one, over processes or machines and a rerun reuses finished shards.
 """
 
-
 DEFAULT_SHARD_SIZE = 10  # most examples per shard when --ray is given without --shards
 
 
@@ -35,8 +34,20 @@ class AdversarialPerturbation:
 
     level = "adversarial"
 
-    def __init__(self, recipe, attack, labels, surrogate_name=None, query_budget=None, seed=0, model_spec=None,
-                 options=None, shard_dir=None, device=None, progress=True):
+    def __init__(
+        self,
+        recipe,
+        attack,
+        labels,
+        surrogate_name=None,
+        query_budget=None,
+        seed=0,
+        model_spec=None,
+        options=None,
+        shard_dir=None,
+        device=None,
+        progress=True,
+    ):
         if attack is None:
             raise ValueError("AdversarialPerturbation needs a built attack (plugin.registry.build_attack)")
         if options is not None and options.distributed and not isinstance(model_spec, str):
@@ -55,8 +66,13 @@ class AdversarialPerturbation:
         self._key = None
 
     def settings(self):
-        return {"recipe": self.recipe, "attacked_model": self.surrogate_name or "the evaluated model",
-                "query_budget": self.query_budget, "seed": self.seed, **self.counts}
+        return {
+            "recipe": self.recipe,
+            "attacked_model": self.surrogate_name or "the evaluated model",
+            "query_budget": self.query_budget,
+            "seed": self.seed,
+            **self.counts,
+        }
 
     def resume_key(self):
         """What the set depends on, for the key of a saved set (:func:`~.sets.part_key`) and of its shards:
@@ -65,9 +81,13 @@ class AdversarialPerturbation:
         if self._key is None:
             from ...models.fingerprint import model_fingerprint
 
-            self._key = {"recipe": self.recipe, "query_budget": self.query_budget, "seed": self.seed,
-                         "attack": str(self.attack),
-                         "attacked_model": model_fingerprint(self.attack.goal_function.model)}
+            self._key = {
+                "recipe": self.recipe,
+                "query_budget": self.query_budget,
+                "seed": self.seed,
+                "attack": str(self.attack),
+                "attacked_model": model_fingerprint(self.attack.goal_function.model),
+            }
         return self._key
 
     def _shards(self, texts):
@@ -91,8 +111,15 @@ class AdversarialPerturbation:
         model = self.attack.goal_function.model
         task = SweepTask(self.seed, self.query_budget, self.device, batch_size=getattr(model, "batch_size", 64))
         local = SweepState.holding(self.model_spec or "attacked model", model, self.recipe, self.attack)
-        parts, self.stats = run_shards(task, shards, ShardStore(self.shard_dir), self.options,
-                                       desc=f"Adv-{self.method} shards", progress=self.progress, local_state=local)
+        parts, self.stats = run_shards(
+            task,
+            shards,
+            ShardStore(self.shard_dir),
+            self.options,
+            desc=f"Adv-{self.method} shards",
+            progress=self.progress,
+            local_state=local,
+        )
         results = [r for part in parts for r in part]
         out, counts = [], {"successful": 0, "failed": 0, "skipped": 0}
         for text, r in zip(texts, results):

@@ -6,6 +6,7 @@ Apertium (``apt-get install -y apertium-eng-spa``). When it is missing,
 :func:`apertium_modes` raises :class:`ApertiumUnavailable` and the command skips the
 level with that message.
 """
+
 import logging
 import re
 import shutil
@@ -34,8 +35,10 @@ def apertium_modes():
     for fwd, bwd in APERTIUM_MODES:
         if fwd in listed and bwd in listed:
             return fwd, bwd
-    raise ApertiumUnavailable("apertium has no English-Spanish pair (apt-get install -y apertium-eng-spa); "
-                              f"modes found: {', '.join(listed) or 'none'}")
+    raise ApertiumUnavailable(
+        "apertium has no English-Spanish pair (apt-get install -y apertium-eng-spa); "
+        f"modes found: {', '.join(listed) or 'none'}"
+    )
 
 
 class BackTranslation:
@@ -58,8 +61,9 @@ class BackTranslation:
 
     def _translate(self, mode, lines):
         text = "\n".join(lines) + "\n"
-        proc = subprocess.run(["apertium", "-u", mode], input=text, capture_output=True, text=True,
-                              timeout=self.timeout)
+        proc = subprocess.run(
+            ["apertium", "-u", mode], input=text, capture_output=True, text=True, timeout=self.timeout
+        )
         if proc.returncode != 0:
             raise RuntimeError(f"apertium {mode} failed: {proc.stderr.strip()[:500]}")
         out = proc.stdout.split("\n")
@@ -89,5 +93,5 @@ class BackTranslation:
         out = []
         chunks = range(0, len(lines), self.chunk_size)
         for start in tqdm(chunks, desc="back-translation", total=len(chunks), leave=False, dynamic_ncols=True):
-            out.extend(self._round_trip(lines[start:start + self.chunk_size]))
+            out.extend(self._round_trip(lines[start : start + self.chunk_size]))
         return [self._clean(o, t) for o, t in zip(texts, out)]

@@ -8,6 +8,7 @@ smaller is more robust, and it can be negative. Each set also gets its mean
 source-side chrF ``s_src(x, x̂)`` (docs/methods.md §3) so the accuracy drop can be
 read against how much the texts were changed.
 """
+
 import logging
 
 import numpy as np
@@ -50,8 +51,13 @@ def make_set(perturbation, texts):
     and ``settings()``) applied to ``texts``."""
     logger.info("building the %s set (%s) for %d texts", perturbation.level, perturbation.method, len(texts))
     perturbed = perturbation(list(texts))
-    return PerturbedSet(set_name(perturbation.level, perturbation.method), perturbation.level,
-                        perturbation.method, perturbed, perturbation.settings())
+    return PerturbedSet(
+        set_name(perturbation.level, perturbation.method),
+        perturbation.level,
+        perturbation.method,
+        perturbed,
+        perturbation.settings(),
+    )
 
 
 def _row(s, texts, labels, predictions, acc_org):
@@ -59,9 +65,13 @@ def _row(s, texts, labels, predictions, acc_org):
     chrfs = [source_chrf(o, p) for o, p in zip(texts, s.texts)]
     changed = [c for c, o, p in zip(chrfs, texts, s.texts) if o != p]
     return {
-        "set": s.name, "level": s.level, "method": s.method, "examples": len(s.texts),
+        "set": s.name,
+        "level": s.level,
+        "method": s.method,
+        "examples": len(s.texts),
         "changed_pct": 100.0 * float(np.mean([o != p for o, p in zip(texts, s.texts)])) if texts else 0.0,
-        "accuracy": acc, "accuracy_drop": acc_org - acc,
+        "accuracy": acc,
+        "accuracy_drop": acc_org - acc,
         "relative_drop": (acc_org - acc) / acc_org if acc_org > 0 else float("nan"),
         "mean_chrf": float(np.mean(chrfs)) if chrfs else float("nan"),
         "std_chrf": float(np.std(chrfs)) if chrfs else float("nan"),
@@ -74,15 +84,28 @@ def evaluate_sets(model_wrapper, texts, labels, sets, batch_size=64, settings=No
     labels = [int(y) for y in labels]
     preds = {"original": predict_labels(model_wrapper, texts, batch_size, desc="original")}
     acc_org = accuracy(preds["original"], labels)
-    rows = [{"set": "original", "level": "original", "method": "", "examples": len(texts), "changed_pct": 0.0,
-             "accuracy": acc_org, "accuracy_drop": 0.0, "relative_drop": 0.0, "mean_chrf": 1.0, "std_chrf": 0.0,
-             "mean_chrf_changed": float("nan")}]
+    rows = [
+        {
+            "set": "original",
+            "level": "original",
+            "method": "",
+            "examples": len(texts),
+            "changed_pct": 0.0,
+            "accuracy": acc_org,
+            "accuracy_drop": 0.0,
+            "relative_drop": 0.0,
+            "mean_chrf": 1.0,
+            "std_chrf": 0.0,
+            "mean_chrf_changed": float("nan"),
+        }
+    ]
     for s in sets:
         preds[s.name] = predict_labels(model_wrapper, s.texts, batch_size, desc=s.name)
         rows.append(_row(s, texts, labels, preds[s.name], acc_org))
     rb = robustness_index(acc_org, [r["accuracy"] for r in rows[1:]]) if sets and acc_org > 0 else float("nan")
-    return RobustnessReport(list(texts), labels, list(sets), rows, preds, rb, dict(settings or {}),
-                            dict(skipped_levels or {}))
+    return RobustnessReport(
+        list(texts), labels, list(sets), rows, preds, rb, dict(settings or {}), dict(skipped_levels or {})
+    )
 
 
 def make_or_reuse_set(perturbation, texts, labels, parts_dir=None):
@@ -90,8 +113,9 @@ def make_or_reuse_set(perturbation, texts, labels, parts_dir=None):
     same content key (:func:`~.sets.part_key`; docs/methods.md §6). Returns ``(set, reused)``."""
     if parts_dir is None:
         return make_set(perturbation, texts), False
-    path = part_path(parts_dir, set_name(perturbation.level, perturbation.method),
-                     part_key(perturbation, texts, labels))
+    path = part_path(
+        parts_dir, set_name(perturbation.level, perturbation.method), part_key(perturbation, texts, labels)
+    )
     saved = load_part(path)
     if saved is not None:
         logger.warning("reusing the %s set an earlier run saved in %s", saved.name, path)
@@ -101,8 +125,9 @@ def make_or_reuse_set(perturbation, texts, labels, parts_dir=None):
     return made, False
 
 
-def run_robustness(model_wrapper, examples, perturbations, batch_size=64, settings=None, skipped_levels=None,
-                   parts_dir=None):
+def run_robustness(
+    model_wrapper, examples, perturbations, batch_size=64, settings=None, skipped_levels=None, parts_dir=None
+):
     """Build each perturbed set of ``examples`` (list of ``(text, label)``) and evaluate ``model_wrapper`` on all.
 
     ``perturbations``: callables ``texts -> perturbed texts`` with ``level``, ``method`` and

@@ -15,6 +15,7 @@
 Both are seeded per sentence: the same text and seed give the same perturbation,
 whatever else is in the set. TextAttack is imported when a perturbation is built.
 """
+
 import hashlib
 import json
 import os
@@ -57,8 +58,14 @@ class CharPerturbation:
     level = "char"
     method = "typo"
 
-    def __init__(self, min_chars=CHAR_MIN, max_chars=CHAR_MAX, max_fraction=CHAR_MAX_FRACTION,
-                 operations=("keyboard", "swap"), seed=0):
+    def __init__(
+        self,
+        min_chars=CHAR_MIN,
+        max_chars=CHAR_MAX,
+        max_fraction=CHAR_MAX_FRACTION,
+        operations=("keyboard", "swap"),
+        seed=0,
+    ):
         if not 1 <= min_chars <= max_chars:
             raise ValueError(f"need 1 <= min_chars <= max_chars, got {min_chars}, {max_chars}")
         unknown = set(operations) - {"keyboard", "swap"}
@@ -76,9 +83,12 @@ class CharPerturbation:
         self._cache = {}  # word -> its typos
 
     def settings(self):
-        return {"chars_per_sentence": f"{self.min_chars}-{self.max_chars}",
-                "max_fraction_of_letters": self.max_fraction, "operations": "+".join(self.operations),
-                "seed": self.seed}
+        return {
+            "chars_per_sentence": f"{self.min_chars}-{self.max_chars}",
+            "max_fraction_of_letters": self.max_fraction,
+            "operations": "+".join(self.operations),
+            "seed": self.seed,
+        }
 
     def _word_typos(self, word):
         """TextAttack's typos of one word: ``([(offset, [new characters])], [swap offsets])`` (cached)."""
@@ -206,8 +216,7 @@ class WordPerturbation:
         """For each index, the transformation's replacement words (case of the original word kept)."""
         words = attacked_text.words
         if self.method == "synonym":  # single words only
-            return [[w for w in self.transformation._get_replacement_words(words[i]) if " " not in w]
-                    for i in indices]
+            return [[w for w in self.transformation._get_replacement_words(words[i]) if " " not in w] for i in indices]
         out = {i: [] for i in indices}
         for t in self.transformation._get_transformations(attacked_text, set(indices)):
             modified = t.attack_attrs["newly_modified_indices"]

@@ -4,6 +4,7 @@ The HTML page (and its CSS) is ``templates/report.html``, a ``string.Template``
 filled with small pre-rendered fragments (summary cards, table rows, example
 perturbations). The page is self-contained: the chart is an inline PNG.
 """
+
 import base64
 import datetime
 import difflib
@@ -28,15 +29,19 @@ def _pct(x):
 
 def format_table(report):
     """The printed table: one line per set, then RB."""
-    head = (f"{'set':28s} {'n':>5s} {'changed%':>9s} {'accuracy':>9s} {'rel.drop':>9s} {'chrF':>7s} "
-            f"{'chrF(changed)':>13s}")
+    head = (
+        f"{'set':28s} {'n':>5s} {'changed%':>9s} {'accuracy':>9s} {'rel.drop':>9s} {'chrF':>7s} {'chrF(changed)':>13s}"
+    )
     lines = [head, "-" * len(head)]
     for r in report.rows:
-        lines.append(f"{r['set']:28s} {r['examples']:5d} {r['changed_pct']:9.1f} {100 * r['accuracy']:8.2f}% "
-                     f"{100 * r['relative_drop']:8.2f}% {100 * r['mean_chrf']:7.2f} {_pct(r['mean_chrf_changed']):>13s}")
+        lines.append(
+            f"{r['set']:28s} {r['examples']:5d} {r['changed_pct']:9.1f} {100 * r['accuracy']:8.2f}% "
+            f"{100 * r['relative_drop']:8.2f}% {100 * r['mean_chrf']:7.2f} {_pct(r['mean_chrf_changed']):>13s}"
+        )
     lines.append("-" * len(head))
-    lines.append(f"RB = (1/T) Σ (Acc_org − Acc_i)/Acc_org = {report.rb:.4f}   (T = {len(report.sets)}; "
-                 "smaller is more robust)")
+    lines.append(
+        f"RB = (1/T) Σ (Acc_org − Acc_i)/Acc_org = {report.rb:.4f}   (T = {len(report.sets)}; smaller is more robust)"
+    )
     for level, reason in report.skipped_levels.items():
         lines.append(f"skipped level {level}: {reason}")
     return "\n".join(lines)
@@ -53,9 +58,14 @@ def write_report(report, out_dir, title=None, examples_per_set=3):
     out.mkdir(parents=True, exist_ok=True)
     paths = {"csv": out / "robustness.csv", "json": out / "robustness.json", "html": out / "report.html"}
     atomic_write_text(paths["csv"], pd.DataFrame(report.rows).to_csv(index=False))
-    payload = {"rb": report.rb, "T": len(report.sets), "sets": report.rows, "settings": report.settings,
-               "skipped_levels": report.skipped_levels,
-               "formula": "RB = (1/T) * sum_i (Acc_org - Acc_i) / Acc_org"}
+    payload = {
+        "rb": report.rb,
+        "T": len(report.sets),
+        "sets": report.rows,
+        "settings": report.settings,
+        "skipped_levels": report.skipped_levels,
+        "formula": "RB = (1/T) * sum_i (Acc_org - Acc_i) / Acc_org",
+    }
     atomic_write_text(paths["json"], json.dumps(payload, indent=2, default=str))
     paths["sets"] = save_sets(out, report.texts, report.labels, report.sets)
     atomic_write_text(paths["html"], render_html(report, title=title, examples_per_set=examples_per_set))
@@ -115,13 +125,17 @@ def _verdict(prediction, gold):
 def _cards(report):
     acc_org = report.rows[0]["accuracy"]
     worst = max(report.rows[1:], key=lambda r: r["relative_drop"], default=None)
-    cards = [("RB index", f"{report.rb:.3f}", "mean relative accuracy drop"),
-             ("original accuracy", f"{100 * acc_org:.1f}%", f"{len(report.texts)} examples"),
-             ("perturbed sets (T)", str(len(report.sets)), ", ".join(esc(s.level) for s in report.sets))]
+    cards = [
+        ("RB index", f"{report.rb:.3f}", "mean relative accuracy drop"),
+        ("original accuracy", f"{100 * acc_org:.1f}%", f"{len(report.texts)} examples"),
+        ("perturbed sets (T)", str(len(report.sets)), ", ".join(esc(s.level) for s in report.sets)),
+    ]
     if worst is not None:
         cards.append(("largest relative drop", f"{100 * worst['relative_drop']:.1f}%", esc(worst["set"])))
-    return "".join(f'<div class="card"><div class="k">{k}</div><div class="v">{v}</div><div class="s">{s}</div>'
-                   f'</div>' for k, v, s in cards)
+    return "".join(
+        f'<div class="card"><div class="k">{k}</div><div class="v">{v}</div><div class="s">{s}</div></div>'
+        for k, v, s in cards
+    )
 
 
 def _set_rows(report):
@@ -132,7 +146,8 @@ def _set_rows(report):
             f"<tr{cls}><td>{esc(r['set'])}</td><td>{esc(r['level'])}</td><td class=n>{r['examples']}</td>"
             f"<td class=n>{r['changed_pct']:.1f}%</td><td class=n>{100 * r['accuracy']:.2f}%</td>"
             f"<td class=n>{-100 * r['accuracy_drop'] + 0.0:+.2f}</td><td class=n>{100 * r['relative_drop']:.2f}%</td>"
-            f"<td class=n>{100 * r['mean_chrf']:.2f}</td><td class=n>{_pct(r['mean_chrf_changed'])}</td></tr>")
+            f"<td class=n>{100 * r['mean_chrf']:.2f}</td><td class=n>{_pct(r['mean_chrf_changed'])}</td></tr>"
+        )
     return "".join(rows)
 
 
@@ -162,13 +177,16 @@ def _examples(report, examples_per_set):
         trs = []
         for i in picked:
             y = report.labels[i]
-            trs.append(f"<tr><td class=n>{i}</td><td>{esc(report.texts[i])}</td>"
-                       f"<td>{_diff_html(report.texts[i], s.texts[i])}</td><td class=n>{y}</td>"
-                       f"<td class=n>{_verdict(orig_preds[i], y)} → {_verdict(preds[i], y)}</td>"
-                       f"<td class=n>{100 * source_chrf(report.texts[i], s.texts[i]):.1f}</td></tr>")
-        out.append(f"<h3>{esc(s.name)}</h3><table><tr><th>#</th><th>original</th><th>perturbed "
-                   f"(changes highlighted)</th><th>gold</th><th>prediction</th><th>chrF</th></tr>"
-                   + "".join(trs) + "</table>")
+            trs.append(
+                f"<tr><td class=n>{i}</td><td>{esc(report.texts[i])}</td>"
+                f"<td>{_diff_html(report.texts[i], s.texts[i])}</td><td class=n>{y}</td>"
+                f"<td class=n>{_verdict(orig_preds[i], y)} → {_verdict(preds[i], y)}</td>"
+                f"<td class=n>{100 * source_chrf(report.texts[i], s.texts[i]):.1f}</td></tr>"
+            )
+        out.append(
+            f"<h3>{esc(s.name)}</h3><table><tr><th>#</th><th>original</th><th>perturbed "
+            f"(changes highlighted)</th><th>gold</th><th>prediction</th><th>chrF</th></tr>" + "".join(trs) + "</table>"
+        )
     return "".join(out)
 
 

@@ -5,6 +5,7 @@ A :class:`PerturbedSet` is one perturbed copy of the evaluation set (FlagEval's
 ``S-backtranslation``, ``Adv-<recipe>``). A :class:`RobustnessReport` holds the
 per-set rows (accuracy, relative drop, mean chrF), the predictions and the RB-index.
 """
+
 from dataclasses import dataclass, field
 
 LEVELS = ("char", "word", "sentence", "adversarial")

@@ -9,6 +9,7 @@ once (atomically) as ``<out>/parts/<name>-<key>.json``, the key digesting the ex
 everything the perturbation depends on (:func:`part_key`); a rerun reuses a part only under
 the same key, so a changed setting, example or attacked model builds the set again.
 """
+
 import hashlib
 import json
 from dataclasses import asdict
@@ -25,8 +26,13 @@ def part_key(perturbation, texts, labels):
     """Content key of the set ``perturbation`` builds from ``texts``: a digest of the examples, the level,
     the method and the perturbation's ``resume_key()`` (else its ``settings()``), taken before it runs."""
     describe = getattr(perturbation, "resume_key", None) or perturbation.settings
-    payload = {"level": perturbation.level, "method": perturbation.method, "settings": describe(),
-               "texts": list(texts), "labels": [None if y is None else int(y) for y in labels]}
+    payload = {
+        "level": perturbation.level,
+        "method": perturbation.method,
+        "settings": describe(),
+        "texts": list(texts),
+        "labels": [None if y is None else int(y) for y in labels],
+    }
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
 
 
@@ -56,8 +62,9 @@ def save_sets(out_dir, texts, labels, sets):
     for s in sets:
         df = pd.DataFrame({"index": range(len(texts)), "label": labels, "original": texts, "perturbed": s.texts})
         atomic_write_text(folder / f"{s.name}.csv", df.to_csv(index=False))
-        meta.append({"name": s.name, "level": s.level, "method": s.method, "file": f"{s.name}.csv",
-                     "settings": s.settings})
+        meta.append(
+            {"name": s.name, "level": s.level, "method": s.method, "file": f"{s.name}.csv", "settings": s.settings}
+        )
     atomic_write_text(folder / "sets.json", json.dumps(meta, indent=2, default=str))
     return folder
 
@@ -84,6 +91,9 @@ def load_sets(directory):
             examples = pairs
         elif pairs != examples:
             raise ValueError(f"{m['file']} does not perturb the same examples as the other sets")
-        sets.append(PerturbedSet(m["name"], m["level"], m["method"], df["perturbed"].astype(str).tolist(),
-                                 m.get("settings", {})))
+        sets.append(
+            PerturbedSet(
+                m["name"], m["level"], m["method"], df["perturbed"].astype(str).tolist(), m.get("settings", {})
+            )
+        )
     return examples or [], sets

@@ -18,6 +18,7 @@ and, when it needs an optional package, ``available()``), and one line in ``PROP
 Which proposer a run uses is decided by the resources layer only
 (:func:`textattack_secondorder.resources.load_word_proposer`).
 """
+
 import importlib
 
 from .base import DEFAULT_TOP_K, WordProposer, resolve_dtype
@@ -69,5 +70,12 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["DEFAULT_TOP_K", "PROPOSERS", "WordProposer", "build_proposer", "proposer_class", "resolve_dtype",
-           *sorted(_LAZY)]
+__all__ = [
+    "DEFAULT_TOP_K",
+    "PROPOSERS",
+    "WordProposer",
+    "build_proposer",
+    "proposer_class",
+    "resolve_dtype",
+    *sorted(_LAZY),
+]

@@ -10,6 +10,7 @@ neighbourhood transformation (``transformations/neighborhood.py``).
 
 Nothing here loads a model at import time.
 """
+
 import re
 
 from ...shared.device import resolve_device
@@ -35,14 +36,22 @@ def resolve_dtype(dtype, device):
     if dtype is None or isinstance(dtype, torch.dtype):
         dtype = dtype or torch.float32
     else:
-        names = {"float32": torch.float32, "fp32": torch.float32, "bfloat16": torch.bfloat16,
-                 "bf16": torch.bfloat16, "float16": torch.float16, "fp16": torch.float16}
+        names = {
+            "float32": torch.float32,
+            "fp32": torch.float32,
+            "bfloat16": torch.bfloat16,
+            "bf16": torch.bfloat16,
+            "float16": torch.float16,
+            "fp16": torch.float16,
+        }
         key = str(dtype).lower().replace("torch.", "")
         if key == "auto":
             if device.type == "cuda":
                 return torch.float16
-            bf16 = getattr(torch.backends.mkldnn, "is_available", lambda: False)() and \
-                torch.ops.mkldnn._is_mkldnn_bf16_supported()
+            bf16 = (
+                getattr(torch.backends.mkldnn, "is_available", lambda: False)()
+                and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+            )
             return torch.bfloat16 if bf16 else torch.float32
         if key not in names:
             raise ValueError(f"unknown dtype {dtype!r}; use float32, bfloat16, float16 or auto")
@@ -96,7 +105,9 @@ class WordProposer:
 
     def extra_repr(self):
         dtype = getattr(self, "dtype", None)
-        shown = f", dtype={str(dtype).replace('torch.', '')}" if dtype is not None and str(dtype) != "torch.float32" else ""
+        shown = (
+            f", dtype={str(dtype).replace('torch.', '')}" if dtype is not None and str(dtype) != "torch.float32" else ""
+        )
         return f"device={self.device}, batch_size={self.batch_size}" + shown
 
     def __repr__(self):
@@ -126,6 +137,18 @@ def flatten_requests(sentences, positions):
     return reqs
 
 
+def masked_text(words, i, mask, max_words):
+    """The input of a masked-LM proposer for word ``i``: ``words`` with word ``i`` replaced by ONE ``mask``
+    token, joined by spaces; a sentence longer than ``max_words`` is cut to a window of ``max_words``
+    words around ``i`` (shifted inwards at either end)."""
+    lo = max(0, i - max_words // 2)
+    hi = min(len(words), lo + max_words)
+    lo = max(0, hi - max_words)
+    ws = list(words[lo:hi])
+    ws[i - lo] = mask
+    return " ".join(ws)
+
+
 class TokenNormalizer:
     """Maps vocabulary ids to normalised strings: word starts bare, continuations ``##``-prefixed."""
 
@@ -146,7 +169,7 @@ class TokenNormalizer:
                 out.append(t)
             elif has_bpe_space or has_sp_space:
                 mark = "\u0120" if has_bpe_space else "\u2581"
-                out.append(t[len(mark):] if t.startswith(mark) else "##" + t)
+                out.append(t[len(mark) :] if t.startswith(mark) else "##" + t)
             else:
                 out.append(t)
         self.strings = out

