@@ -14,11 +14,12 @@ import torch
 
 from textattack_secondorder.augmentation.sp_defense import (
     SPDefenseAugmenter,
+    augmentation_vocabulary,
     gradient_augment,
     random_augment,
     special_word_table,
 )
-from textattack_secondorder.defense.training import augmentation_vocabulary, batch_modes, train_defense
+from textattack_secondorder.defense.training import batch_modes, train_defense
 
 WORDS = [
     "good",

@@ -50,6 +50,19 @@ SPECIAL_THRESHOLD = 1.0  # paper: log-frequency margin > 1
 
 
 # ----------------------------------------------------------------------------- special words
+def augmentation_vocabulary(clf, examples):
+    """``(ids, words)``: the model's letters-only vocabulary entries that occur in ``examples``' texts."""
+    import numpy as np
+    from textattack.shared import AttackedText
+
+    seen = {w.lower() for t, _ in examples for w in AttackedText(t).words}
+    ids, words = clf.vocabulary()
+    keep = [k for k, w in enumerate(words) if w.lower() in seen]
+    if not keep:
+        raise ValueError("no training word is in the model's vocabulary")
+    return np.asarray(ids)[keep], [words[k] for k in keep]
+
+
 def special_word_table(examples, threshold=SPECIAL_THRESHOLD, min_count=2):
     """``{label: [words]}``: T(y) from labelled training examples (docs/methods.md §2.4)."""
     from textattack.shared import AttackedText
@@ -249,7 +262,6 @@ class SPDefenseAugmenter:
             self.vocab, vocabulary = vocabulary, list(vocabulary[1])
         elif vocabulary is None and vocab_data and self.clf is not None:
             from ..datasets.examples import load_examples
-            from ..defense.training import augmentation_vocabulary
 
             self.vocab = augmentation_vocabulary(self.clf, load_examples(vocab_data, "train"))
             logger.info("sp-defense: %d vocabulary words that occur in %s", len(self.vocab[1]), vocab_data)

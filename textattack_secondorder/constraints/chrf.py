@@ -10,12 +10,12 @@ constraint rejects any transformed text whose ``s_src`` falls below
 
 TextAttack's own ``chrF`` constraint is the opposite (a *maximum*, via NLTK);
 this one uses sacrebleu's sentence chrF, exactly as the evaluation does
-(:func:`textattack_secondorder.evaluation.meaning.chrf`; docs/methods.md §3).
+(:func:`textattack_secondorder.shared.chrf.chrf`; docs/methods.md §3).
 """
 
 from textattack.constraints import Constraint
 
-from ..evaluation.meaning import BETA, CHAR_ORDER, chrf
+from ..shared.chrf import BETA, CHAR_ORDER, chrf
 
 
 class MinimumChrF(Constraint):

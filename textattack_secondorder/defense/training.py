@@ -17,7 +17,7 @@ with the embeddings trained, 300-600 steps at 1e-3 reached 66.9-67.5. That is
 still short of the paper's gains at that scale.
 
 The words the random and gradient augmentations put in are the model's letters-only vocabulary
-entries that occur in the training examples (:func:`augmentation_vocabulary`). The demo word
+entries that occur in the training examples (:func:`~..augmentation.sp_defense.augmentation_vocabulary`). The demo word
 models carry ~21k GloVe words no MR sentence contains ("kuh", "nuh"): drawn from the whole
 vocabulary, two thirds of the augmentations were such junk, and the training spent its updates on
 their vectors instead of on the words an attacker uses (docs/methods.md §2.4).
@@ -39,19 +39,6 @@ logger = logging.getLogger(__name__)
 DEFENSES = ("sp-defense", "rand")
 # "continue": the same fine-tuning on the original examples only (the vanilla-continued control)
 TRAINING_MIXES = DEFENSES + ("continue",)
-
-
-def augmentation_vocabulary(clf, examples):
-    """``(ids, words)``: the model's letters-only vocabulary entries that occur in ``examples``' texts."""
-    import numpy as np
-    from textattack.shared import AttackedText
-
-    seen = {w.lower() for t, _ in examples for w in AttackedText(t).words}
-    ids, words = clf.vocabulary()
-    keep = [k for k, w in enumerate(words) if w.lower() in seen]
-    if not keep:
-        raise ValueError("no training word is in the model's vocabulary")
-    return np.asarray(ids)[keep], [words[k] for k in keep]
 
 
 def batch_modes(defense, batch_size, rng):
@@ -96,7 +83,7 @@ def train_defense(
     """
     import torch
 
-    from ..augmentation.sp_defense import SPDefenseAugmenter, special_word_table
+    from ..augmentation.sp_defense import SPDefenseAugmenter, augmentation_vocabulary, special_word_table
     from ..models.token_classifier import TokenClassifier
 
     if defense not in TRAINING_MIXES:

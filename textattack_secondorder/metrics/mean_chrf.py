@@ -3,12 +3,12 @@
 
 ``textattack.AttackArgs(metrics={"Mean chrF:": MeanChrF()})`` adds a row to
 TextAttack's summary table; the chrF itself is
-:func:`textattack_secondorder.evaluation.meaning.chrf`.
+:func:`textattack_secondorder.shared.chrf.chrf`.
 """
 
 from textattack.metrics import Metric
 
-from ..evaluation.meaning import BETA, CHAR_ORDER, chrf
+from ..shared.chrf import BETA, CHAR_ORDER, chrf
 
 
 class MeanChrF(Metric):

@@ -20,20 +20,7 @@ An adversarial perturbation ``x -> x̂`` of a model ``M`` is judged on both side
   (:func:`is_successful`).
 """
 
-# chrF as Michel et al. (2019) use it: "chrF (Popović 2015)", sacrebleu's defaults.
-CHAR_ORDER = 6  # character n-grams up to 6
-WORD_ORDER = 0  # chrF, not chrF++
-BETA = 2  # recall weighted twice as much as precision
-
-
-def chrf(hypothesis, reference, char_order=CHAR_ORDER, beta=BETA):
-    """Sentence chrF of ``hypothesis`` against ``reference``, in [0, 1] (sacrebleu ``sentence_chrf`` / 100)."""
-    from sacrebleu import sentence_chrf
-
-    return (
-        sentence_chrf(str(hypothesis), [str(reference)], char_order=char_order, word_order=WORD_ORDER, beta=beta).score
-        / 100.0
-    )
+from ...shared.chrf import BETA, CHAR_ORDER, WORD_ORDER, chrf  # noqa: F401 - the chrF core, re-exported
 
 
 def source_chrf(original, perturbed):
