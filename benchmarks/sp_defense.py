@@ -5,7 +5,8 @@ A thin loop over the package's own commands, so that the figures are what a user
 1. ``textattack-so defend --model VICTIM --defense {rand,sp-defense,continue} --steps S --seed K --out DIR``
    (vanilla = the victim itself, no fine-tuning);
 2. ``textattack-so flip-capability --model DIR --split test --num-examples N --vocab-limit L -m M``: ρ*;
-   the same on ``--split train``: ρ, and the κ file of THAT model that its SP-Attack uses;
+   the same on ``--split train``: ρ; and on the first ``--kappa-sentences`` (200) train sentences: the κ
+   file of THAT model that its SP-Attack uses;
 3. ``textattack attack --model DIR --recipe "sp-attack^kappa='<that model's κ>'"`` and
    ``--recipe textfooler-offline`` (by name: whatever resource the recipe resolves to) on the same
    ``--attack-examples`` MR test sentences for every model: ASR (successes / attacked correct
@@ -13,7 +14,8 @@ A thin loop over the package's own commands, so that the figures are what a user
 4. clean accuracy on the whole MR test split.
 
 Every model is evaluated on the same sentences and the same vocabulary (the first ``--vocab-limit``
-entries). Rows are kept in ``--out`` and skipped on a re-run with the same settings (resume);
+entries). Rows are kept in ``--out`` and skipped on a re-run with the same settings (resume), and
+with ``--workdir`` a finished defended model of the same settings is reused;
 the table (mean and 95 % t-interval over seeds) is printed and written as ``<out>.md``.
 
     python benchmarks/sp_defense.py --victims mr-cnn --seeds 0 1 2 --steps 1000 --threads 1
@@ -61,6 +63,12 @@ def parse_args(argv=None):
     ap.add_argument("--lr", type=float, default=None, help="default: 2e-5 transformers, 1e-3 word models")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--rho-sentences", type=int, default=100, help="first N train (ρ, κ) and test (ρ*) sentences")
+    ap.add_argument(
+        "--kappa-sentences",
+        type=int,
+        default=200,
+        help="first N train sentences for the κ that each model's SP-Attack uses (0: the ρ sentences)",
+    )
     ap.add_argument("--attack-examples", type=int, default=40)
     ap.add_argument("--m", type=int, default=512, help="EUBA early stop")
     ap.add_argument("--vocab-limit", type=int, default=3000, help="first N vocabulary entries for ρ, ρ*, κ")
@@ -142,6 +150,19 @@ class ConstantLM:
         return np.ones(len(texts))
 
 
+def finished_model(folder, victim, model, steps, seed, args):
+    """True when ``folder`` holds a defended model of these settings (``defend`` writes its folder
+    atomically, so a ``defense.json`` there means a whole model): a re-run with ``--workdir`` reuses it."""
+    try:
+        meta = json.loads((folder / "defense.json").read_text())
+    except (OSError, ValueError):
+        return False
+    want = {"base_model": victim, "defense": model, "steps": steps, "seed": seed, "batch_size": args.batch_size}
+    if args.lr:
+        want["lr"] = args.lr
+    return all(meta.get(k) == v for k, v in want.items())
+
+
 def run_cli(argv):
     from textattack_secondorder.cli import main
 
@@ -172,6 +193,16 @@ def evaluate(model_spec, args, work, attack_set, test):
         run_cli(["flip-capability", "--model", model_spec, "--split", split, "--out", str(kappa[split])] + common)
     rho = FlipCapabilityResult.load(kappa["train"]).rho
     rho_star = FlipCapabilityResult.load(kappa["test"]).rho
+    # κ for SP-Attack from more sentences than ρ needs: from 40 it is mostly zeros and the attack's word
+    # ranking, hence its ASR, moved by 40 points between seeds of the same defense (docs/methods.md §2.4)
+    kappa["attack"] = kappa["train"]
+    if args.kappa_sentences and args.kappa_sentences != args.rho_sentences:
+        kappa["attack"] = work / "kappa_attack.json"
+        kappa_args = common[:]
+        kappa_args[kappa_args.index("--num-examples") + 1] = str(args.kappa_sentences)
+        run_cli(
+            ["flip-capability", "--model", model_spec, "--split", "train", "--out", str(kappa["attack"])] + kappa_args
+        )
 
     wrapper = load_model_wrapper(model_spec, device=args.device)  # as `textattack attack --model DIR` does
     probs = TokenClassifier.from_model_wrapper(wrapper, device=args.device).predict_texts([t for t, _ in test])
@@ -190,7 +221,7 @@ def evaluate(model_spec, args, work, attack_set, test):
         return round(100.0 * ok / max(len(done), 1), 1), ASR1().calculate(res)
 
     lm = {} if args.sp_attack_lm else {"causal_lm": ConstantLM()}
-    sp_asr, _ = attack("sp-attack", kappa=str(kappa["train"]), **lm)  # κ of THIS model
+    sp_asr, _ = attack("sp-attack", kappa=str(kappa["attack"]), **lm)  # κ of THIS model
     tf_asr = tf_asr1 = None
     if not args.no_textfooler:
         from textattack_secondorder.resources.resolution import ResourceError
@@ -270,7 +301,9 @@ def main(argv=None):
                     ]
                     cmd += ["--lr", str(args.lr)] if args.lr else []
                     cmd += ["--device", args.device] if args.device else []
-                    run_cli(cmd)
+                    if not finished_model(work / "model", victim, model, steps, seed, args):
+                        shutil.rmtree(work / "model", ignore_errors=True)
+                        run_cli(cmd)
                     secs = json.loads((work / "model" / "defense.json").read_text())["seconds"]
                 print(f"{victim} {model} steps={steps} seed={seed}: evaluating", flush=True)
                 row = {"victim": victim, "model": model, "steps": steps, "seed": seed, "train_seconds": round(secs, 1)}

@@ -411,10 +411,17 @@ def test_benchmark_paper_scale_settings_and_cpu_run_on_a_tiny_bert(tmp_path, tin
             "--batch-size",
             "4",
             "--no-textfooler",
+            "--kappa-sentences",
+            "4",
+            "--workdir",
+            str(tmp_path / "work"),
             "--out",
             str(out),
         ]
     )
+    # SP-Attack's κ comes from its own, larger set of train sentences
+    kappa_attack = json.loads((tmp_path / "work" / "bert_rand_2_0" / "kappa_attack.json").read_text())
+    assert kappa_attack["settings"]["examples"] == 4
     rows = json.loads(out.read_text())["rows"]
     assert [(r["model"], r["seed"]) for r in rows] == [
         ("vanilla", None),
@@ -427,3 +434,41 @@ def test_benchmark_paper_scale_settings_and_cpu_run_on_a_tiny_bert(tmp_path, tin
         assert all(r[k] is not None for k in ("accuracy", "rho", "rho_star", "sp_attack_ASR"))
     md = out.with_suffix(".md").read_text()
     assert "| sp-defense | 2 | 2 |" in md and "±" in md
+
+    # a re-run into another table reuses the finished defended models of the work dir
+    calls = []
+    real_run_cli = bench.run_cli
+    monkeypatch.setattr(bench, "run_cli", lambda argv: calls.append(argv[0]) or real_run_cli(argv))
+    bench.main(
+        [
+            "--paper-scale",
+            "--device",
+            "cpu",
+            "--victims",
+            str(model),
+            "--dataset",
+            str(csv),
+            "--steps",
+            "2",
+            "--seeds",
+            "0",
+            "--models",
+            "rand",
+            "--rho-sentences",
+            "3",
+            "--attack-examples",
+            "2",
+            "--m",
+            "4",
+            "--batch-size",
+            "4",
+            "--no-textfooler",
+            "--kappa-sentences",
+            "4",
+            "--workdir",
+            str(tmp_path / "work"),
+            "--out",
+            str(tmp_path / "again.json"),
+        ]
+    )
+    assert "defend" not in calls and "flip-capability" in calls
