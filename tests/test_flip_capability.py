@@ -136,6 +136,23 @@ def test_interrupted_run_resumes_from_checkpoint(tiny_bert, tmp_path):
     np.testing.assert_array_equal(resumed.metric.counts, full.metric.counts)
 
 
+def test_checkpoint_of_other_settings_blocks_only_while_unfinished(tiny_bert, tmp_path):
+    """An interrupted run with other settings is not mixed in (error); a finished one is just overwritten."""
+    from textattack_secondorder.evaluation.flip_capability.computation import CheckpointMismatch
+
+    ex = examples_for(tiny_bert, n=6, seed=4)
+    ckpt = tmp_path / "kappa.partial.json"
+    compute_flip_capability(tiny_bert, ex, method="euba", m=8, progress=False, checkpoint=ckpt)  # finished, m=8
+    fresh = compute_flip_capability(tiny_bert, ex, method="euba", m=2, progress=False)
+    again = compute_flip_capability(tiny_bert, ex, method="euba", m=2, progress=False, checkpoint=ckpt)
+    np.testing.assert_array_equal(again.metric.counts, fresh.metric.counts)
+    saved = json.loads(ckpt.read_text())
+    saved["next"] = 3  # now an unfinished run with m=2, asked again with m=8
+    ckpt.write_text(json.dumps(saved))
+    with pytest.raises(CheckpointMismatch, match="other settings"):
+        compute_flip_capability(tiny_bert, ex, method="euba", m=8, progress=False, checkpoint=ckpt)
+
+
 def test_word_level_model_through_the_same_interface():
     from textattack_secondorder.models.word_models import build_word_model, build_word_tokenizer
 

@@ -217,7 +217,8 @@ def compute_flip_capability(
         m: EUBA early stop (None = unbounded, equal to brute force).
         checkpoint: path of a JSON checkpoint, saved atomically after an example at most every
             ``checkpoint_seconds``; an interrupted run with the same settings and examples resumes
-            from it (other settings: :class:`CheckpointMismatch`).
+            from it (an unfinished one with other settings: :class:`CheckpointMismatch`; a finished one
+            with other settings is overwritten).
         vocab_limit: keep only the first N vocabulary entries (for quick comparisons).
     Returns:
         :class:`FlipCapabilityResult`. For a sharded or Ray run see :mod:`.sharded`.
@@ -235,12 +236,16 @@ def compute_flip_capability(
     ckpt = Path(checkpoint) if checkpoint else None
     if ckpt is not None and ckpt.exists():
         saved = json.loads(ckpt.read_text())
-        if saved.get("key") != json.loads(json.dumps(ckpt_key, default=str)):
+        if saved.get("key") == json.loads(json.dumps(ckpt_key, default=str)):
+            metric, start = FlipCapability.from_state(saved["state"]), saved["next"]
+            logger.info("resuming flip capability from example %d (%s)", start, ckpt)
+        elif saved.get("next", 0) >= (saved.get("key") or {}).get("examples", float("inf")):
+            # the record of a finished run with other settings: nothing interrupted to protect
+            logger.info("checkpoint %s is a finished run with other settings; starting afresh", ckpt)
+        else:
             raise CheckpointMismatch(
                 f"checkpoint {ckpt} was made with other settings or examples; delete it or use another output path"
             )
-        metric, start = FlipCapability.from_state(saved["state"]), saved["next"]
-        logger.info("resuming flip capability from example %d (%s)", start, ckpt)
     last_save = [time.perf_counter()]
 
     def save(i, metric):
