@@ -388,37 +388,10 @@ def test_benchmark_paper_scale_settings_and_cpu_run_on_a_tiny_bert(tmp_path, tin
     )
     model, csv = tiny_setup
     out = tmp_path / "table.json"
-    bench.main(
-        [
-            "--paper-scale",
-            "--device",
-            "cpu",
-            "--victims",
-            str(model),
-            "--dataset",
-            str(csv),
-            "--steps",
-            "2",
-            "--seeds",
-            "0",
-            "1",
-            "--rho-sentences",
-            "3",
-            "--attack-examples",
-            "2",
-            "--m",
-            "4",
-            "--batch-size",
-            "4",
-            "--no-textfooler",
-            "--kappa-sentences",
-            "4",
-            "--workdir",
-            str(tmp_path / "work"),
-            "--out",
-            str(out),
-        ]
-    )
+    tiny = ["--paper-scale", "--device", "cpu", "--victims", str(model), "--dataset", str(csv), "--steps", "2"]
+    tiny += ["--rho-sentences", "3", "--attack-examples", "2", "--m", "4", "--batch-size", "4", "--no-textfooler"]
+    tiny += ["--kappa-sentences", "4", "--workdir", str(tmp_path / "work")]
+    bench.main(tiny + ["--seeds", "0", "1", "--out", str(out)])
     # SP-Attack's κ comes from its own, larger set of train sentences
     kappa_attack = json.loads((tmp_path / "work" / "bert_rand_2_0" / "kappa_attack.json").read_text())
     assert kappa_attack["settings"]["examples"] == 4
@@ -439,36 +412,5 @@ def test_benchmark_paper_scale_settings_and_cpu_run_on_a_tiny_bert(tmp_path, tin
     calls = []
     real_run_cli = bench.run_cli
     monkeypatch.setattr(bench, "run_cli", lambda argv: calls.append(argv[0]) or real_run_cli(argv))
-    bench.main(
-        [
-            "--paper-scale",
-            "--device",
-            "cpu",
-            "--victims",
-            str(model),
-            "--dataset",
-            str(csv),
-            "--steps",
-            "2",
-            "--seeds",
-            "0",
-            "--models",
-            "rand",
-            "--rho-sentences",
-            "3",
-            "--attack-examples",
-            "2",
-            "--m",
-            "4",
-            "--batch-size",
-            "4",
-            "--no-textfooler",
-            "--kappa-sentences",
-            "4",
-            "--workdir",
-            str(tmp_path / "work"),
-            "--out",
-            str(tmp_path / "again.json"),
-        ]
-    )
+    bench.main(tiny + ["--seeds", "0", "--models", "rand", "--out", str(tmp_path / "again.json")])
     assert "defend" not in calls and "flip-capability" in calls
