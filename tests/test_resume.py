@@ -107,6 +107,16 @@ def test_flip_capability_resumes_after_sigkill(tmp_path):
     resumed_from = json.loads(partial.read_text())["next"]
     check_whole([out, out.with_suffix(".csv"), out.with_suffix(".png"), partial])
     assert not out.exists()
+    # other settings never mix with the progress of an interrupted run
+    other = subprocess.run(
+        so_command(*base[:-4], "--early-stop", "8", "--model-batch-size", "8", "--out", str(out)),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert other.returncode != 0 and "other settings" in other.stderr and "Traceback" not in other.stderr
+    assert not out.exists()
     done = subprocess.run(so_command(*base, "--out", str(out)), env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
     assert sha(out.with_suffix(".csv")) == sha(full.with_suffix(".csv"))
@@ -117,7 +127,7 @@ def test_flip_capability_resumes_after_sigkill(tmp_path):
         f"sha256 {sha(out.with_suffix('.csv'))[:12]} equal"
     )
 
-    # other settings never mix with the saved progress
+    # a finished checkpoint is no progress to protect: a run with other settings starts afresh
     other = subprocess.run(
         so_command(*base[:-4], "--early-stop", "8", "--model-batch-size", "8", "--out", str(out)),
         env=env,
@@ -125,7 +135,8 @@ def test_flip_capability_resumes_after_sigkill(tmp_path):
         text=True,
         timeout=900,
     )
-    assert other.returncode != 0 and "other settings" in other.stderr and "Traceback" not in other.stderr
+    assert other.returncode == 0, other.stderr[-2000:]
+    assert json.loads(out.read_text())["settings"]["m"] == 8
 
 
 def parts_written(folder, pattern):
