@@ -134,14 +134,15 @@ model = textattack.models.wrappers.HuggingFaceModelWrapper(TinyBert(cfg).eval(),
     )
 
 
-def write_tiny_mlm(folder, vocab):
-    """A tiny masked LM (seeded BERT over ``vocab``) saved to ``folder``, for the ``masked_lm=FOLDER`` slot value."""
+def write_tiny_bert(folder, vocab, model_class=None, model_max_length=64, **config):
+    """A tiny seeded BERT over ``vocab`` (``model_class``, default ``BertForMaskedLM``) and its tokenizer,
+    saved to ``folder`` as a Hugging Face model folder; ``config`` adds ``BertConfig`` fields."""
     import torch
     from transformers import BertConfig, BertForMaskedLM
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    tok = bert_tokenizer(vocab, model_max_length=64)
+    tok = bert_tokenizer(vocab, model_max_length=model_max_length)
     torch.manual_seed(0)
     cfg = BertConfig(
         vocab_size=len(vocab),
@@ -150,10 +151,37 @@ def write_tiny_mlm(folder, vocab):
         num_attention_heads=2,
         intermediate_size=32,
         max_position_embeddings=64,
+        **config,
     )
-    BertForMaskedLM(cfg).eval().save_pretrained(folder)
+    (model_class or BertForMaskedLM)(cfg).eval().save_pretrained(folder)
     tok.save_pretrained(folder)
     return folder
+
+
+def write_tiny_mlm(folder, vocab):
+    """A tiny masked LM (seeded BERT over ``vocab``) saved to ``folder``, for the ``masked_lm=FOLDER`` slot value."""
+    return write_tiny_bert(folder, vocab)
+
+
+class Wrapper:
+    """The two attributes TextAttack's model wrappers expose, around a model built in a test."""
+
+    def __init__(self, model, tokenizer):
+        self.model, self.tokenizer = model, tokenizer
+
+
+def tiny_word_cnn(words):
+    """A seeded word-CNN victim over ``words`` (8-d random vectors), wrapped like a TextAttack model wrapper."""
+    import torch
+
+    from textattack_secondorder.models.word_models import build_word_model, build_word_tokenizer
+
+    tok = build_word_tokenizer(words)
+    torch.manual_seed(0)
+    model = build_word_model(
+        "cnn", vocab_size=len(tok.get_vocab()), vectors=torch.randn(len(tok.get_vocab()), 8), embedding_dim=8
+    ).eval()
+    return Wrapper(model, tok)
 
 
 @pytest.fixture

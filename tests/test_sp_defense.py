@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 import torch
 
-from conftest import stock_textattack
+from conftest import stock_textattack, tiny_word_cnn
 from textattack_secondorder.augmentation.sp_defense import (
     SPDefenseAugmenter,
     augment_examples,
@@ -16,21 +16,9 @@ from textattack_secondorder.augmentation.sp_defense import (
 WORDS = ["good", "bad", "film", "movie", "plot", "great", "dull", "fine", "awful", "story", "the", "a", "is", "was"]
 
 
-class Wrapper:
-    def __init__(self, model, tokenizer):
-        self.model, self.tokenizer = model, tokenizer
-
-
 @pytest.fixture()
 def word_cnn():
-    from textattack_secondorder.models.word_models import build_word_model, build_word_tokenizer
-
-    tok = build_word_tokenizer(WORDS)
-    torch.manual_seed(0)
-    model = build_word_model(
-        "cnn", vocab_size=len(tok.get_vocab()), vectors=torch.randn(len(tok.get_vocab()), 8), embedding_dim=8
-    ).eval()
-    return Wrapper(model, tok)
+    return tiny_word_cnn(WORDS)
 
 
 DATA = [

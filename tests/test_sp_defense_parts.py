@@ -12,6 +12,7 @@ import random
 import pytest
 import torch
 
+from conftest import tiny_word_cnn, write_tiny_bert
 from textattack_secondorder.augmentation.sp_defense import (
     SPDefenseAugmenter,
     augmentation_vocabulary,
@@ -49,21 +50,9 @@ DATA = [
 ]
 
 
-class Wrapper:
-    def __init__(self, model, tokenizer):
-        self.model, self.tokenizer = model, tokenizer
-
-
 @pytest.fixture()
 def word_cnn():
-    from textattack_secondorder.models.word_models import build_word_model, build_word_tokenizer
-
-    tok = build_word_tokenizer(WORDS)
-    torch.manual_seed(0)
-    model = build_word_model(
-        "cnn", vocab_size=len(tok.get_vocab()), vectors=torch.randn(len(tok.get_vocab()), 8), embedding_dim=8
-    ).eval()
-    return Wrapper(model, tok)
+    return tiny_word_cnn(WORDS)
 
 
 def changed(a, b):
@@ -244,26 +233,11 @@ def test_training_refuses_non_positive_steps_and_unknown_mixes(word_cnn):
 
 # ----------------------------------------------------------------------------- defend command
 def tiny_bert_dir(folder, vocab):
-    from transformers import BertConfig, BertForSequenceClassification
+    from transformers import BertForSequenceClassification
 
-    from conftest import bert_tokenizer
-
-    folder.mkdir(parents=True, exist_ok=True)
-    tok = bert_tokenizer(vocab, model_max_length=32)
-    torch.manual_seed(0)
-    cfg = BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=64,
-        num_labels=2,
-        initializer_range=0.5,
+    return write_tiny_bert(
+        folder, vocab, BertForSequenceClassification, model_max_length=32, num_labels=2, initializer_range=0.5
     )
-    BertForSequenceClassification(cfg).eval().save_pretrained(folder)
-    tok.save_pretrained(folder)
-    return folder
 
 
 BERT_VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS + ["an", "acting", ","]
