@@ -27,18 +27,16 @@ RESULTS = Path(__file__).parent / "results"
 
 
 def attack_stats(results, seconds):
-    from textattack.attack_results import FailedAttackResult, SuccessfulAttackResult
+    """This benchmark's columns of :func:`baselines.attack_stats` (one computation for both benchmarks)."""
+    from baselines import attack_stats as stats
 
-    from textattack_secondorder.metrics.asr1 import ASR1
-
-    attacked = [r for r in results if isinstance(r, (SuccessfulAttackResult, FailedAttackResult))]
-    succ = [r for r in attacked if isinstance(r, SuccessfulAttackResult)]
+    s = stats(results, seconds)
     return {
-        "attacked": len(attacked),
-        "ASR": round(100.0 * len(succ) / max(len(attacked), 1), 1),
-        "ASR1": ASR1().calculate(results),
-        "queries_per_example": round(sum(r.num_queries for r in attacked) / max(len(attacked), 1), 1),
-        "seconds_per_example": round(seconds / max(len(attacked), 1), 3),
+        "attacked": s["attacked"],
+        "ASR": s["success_%"],
+        "ASR1": s["ASR1_%"],
+        "queries_per_example": s["queries"],
+        "seconds_per_example": s["s_per_example"],
     }
 
 
