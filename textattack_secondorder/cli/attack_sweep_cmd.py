@@ -33,12 +33,14 @@ def add_parser(subparsers):
 def run(args):
     import pandas as pd
 
+    from ..attack_recipes.build import checked_recipe
     from ..metrics import asr1
     from ..models.loading import load_model_wrapper
-    from ..plugin.extensions import check_recipe_argument
+    from ..plugin.extensions import extend_textattack
     from ..sweeps import run_attack_sweep
 
-    recipes = [check_recipe_argument(r) for r in args.recipes]
+    extend_textattack()  # our CSV columns and summary rows in the attacks run here, also with the import hook off
+    recipes = [checked_recipe(r) for r in args.recipes]
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     # one probe of the first model: rows no model could take are skipped once, for every cell
     examples, skipped = screen_rows(examples, load_model_wrapper(args.models[0], args.device, args.model_batch_size))

@@ -11,6 +11,7 @@ unchanged, with its reason in ``skip_reason``, and never augmented.
 
 import csv
 
+from ..shared.errors import UsageError
 from .common import screen_rows
 
 
@@ -61,8 +62,6 @@ def run(args):
     try:
         aug = SPDefenseAugmenter(args.mode, model=model, special_words=special, seed=args.seed)
     except ValueError as e:  # a mode without what it needs (a model, a special-word table): one line, exit code 2
-        from ..plugin.extensions import UsageError
-
         raise UsageError(str(e)) from None
     rows = []
     from tqdm.auto import tqdm

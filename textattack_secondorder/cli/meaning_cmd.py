@@ -16,6 +16,8 @@ import json
 import logging
 from pathlib import Path
 
+from ..shared.errors import UsageError
+
 logger = logging.getLogger(__name__)
 
 
@@ -59,7 +61,6 @@ def run(args):
     import pandas as pd
 
     from ..evaluation import meaning as mp
-    from ..plugin.extensions import UsageError
     from ..shared.files import atomic_write_text
 
     seq2seq = [args.src, args.adv, args.out_orig, args.out_adv, args.ref]
