@@ -1,5 +1,7 @@
 """``textattack-so attack-sweep``: every recipe against every model on one dataset, sharded, resumable, on Ray."""
 
+# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
+
 from ..datasets.examples import load_examples
 from ..models.loading import MODEL_SPEC_HELP
 from .common import add_cluster_args, add_dataset_args, cluster_options, positive_int, screen_rows, write_skipped

@@ -9,6 +9,8 @@ Rows are screened first (docs/methods.md §6): a bad text, a label that is not a
 unchanged, with its reason in ``skip_reason``, and never augmented.
 """
 
+# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
+
 import csv
 
 from ..shared.errors import UsageError

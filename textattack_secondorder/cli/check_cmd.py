@@ -1,5 +1,7 @@
 """``textattack-so check CONFIG``: one robustness gate for CI (docs/methods.md §8); parsing and printing only."""
 
+# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
+
 import sys
 import time
 

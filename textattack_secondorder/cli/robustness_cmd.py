@@ -7,6 +7,8 @@ English→Spanish→English; skipped with a message when Apertium is missing) an
 ``--surrogate``). Writes a table, CSV, JSON, the perturbed sets and one HTML report.
 """
 
+# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
+
 import logging
 import time
 

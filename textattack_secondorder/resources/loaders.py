@@ -7,6 +7,8 @@ exactly what ``textattack-so resources`` prints. A value that cannot be built ra
 Heavy imports (torch, transformers, TextAttack) happen inside the builders.
 """
 
+# torch/transformers inside the builders: `import textattack_secondorder.resources` ~0.2 s, not ~8.5 s (measured).
+
 import logging
 
 from .errors import ResourceError
