@@ -57,7 +57,7 @@ def main():
 
     from textattack_secondorder.datasets.mr import load_mr
     from textattack_secondorder.evaluation.bias import CounterfactualBias
-    from textattack_secondorder.models import load_victim
+    from textattack_secondorder.models.victims import load_victim
     from textattack_secondorder.models.wrappers import SOModelWrapper
     from textattack_secondorder.shared.files import atomic_write_text
     from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood

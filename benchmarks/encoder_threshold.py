@@ -40,9 +40,9 @@ def main():
 
     import textattack_secondorder
     from baselines import attack_stats
+    from textattack_secondorder.attack_recipes.build import attack_recipes
     from textattack_secondorder.datasets.mr import load_mr
-    from textattack_secondorder.models import load_victim
-    from textattack_secondorder.plugin.registry import attack_recipes
+    from textattack_secondorder.models.victims import load_victim
     from textattack_secondorder.resources import load_synonyms, sentence_encoder_constraint
     from textattack_secondorder.shared.files import atomic_write_text
     from textattack_secondorder.transformations.word_swap_synonym_list import WordSwapSynonymList

@@ -34,7 +34,7 @@ def main():
 
     from textattack_secondorder.datasets.mr import load_mr
     from textattack_secondorder.goal_functions.patch_words import PatchWordSelector
-    from textattack_secondorder.models import load_victim
+    from textattack_secondorder.models.victims import load_victim
     from textattack_secondorder.resources.synonyms import SynonymList
     from textattack_secondorder.shared.files import atomic_write_text
 

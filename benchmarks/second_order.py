@@ -246,13 +246,13 @@ class StageTimer:
 
 def recipe_class(recipe):
     """Recipe class of a name, or of ``"name^param=value,..."`` (parameters given to ``build``)."""
-    from textattack_secondorder.plugin.registry import attack_recipes
+    from textattack_secondorder.attack_recipes.build import attack_recipes
 
     return attack_recipes()[recipe.split("^")[0]]
 
 
 def recipe_params(recipe):
-    from textattack_secondorder.plugin.recipe_params import parse_recipe_params
+    from textattack_secondorder.shared.recipe_params import parse_recipe_params
 
     return parse_recipe_params(recipe.partition("^")[2])
 
@@ -331,7 +331,7 @@ def main():
 
     import textattack_secondorder
     from textattack_secondorder.datasets.mr import load_mr
-    from textattack_secondorder.models import load_victim
+    from textattack_secondorder.models.victims import load_victim
     from textattack_secondorder.resources import load_word_proposer
     from textattack_secondorder.shared.files import atomic_write_text
 

@@ -61,10 +61,10 @@ def main():
     import textattack
 
     import textattack_secondorder
+    from textattack_secondorder.attack_recipes.build import attack_recipes
     from textattack_secondorder.datasets.mr import load_mr
     from textattack_secondorder.evaluation.flip_capability import compute_flip_capability
-    from textattack_secondorder.models import load_victim
-    from textattack_secondorder.plugin.registry import attack_recipes
+    from textattack_secondorder.models.victims import load_victim
     from textattack_secondorder.shared.files import atomic_write_text
 
     textattack_secondorder.register()

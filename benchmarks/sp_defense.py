@@ -176,11 +176,11 @@ def evaluate(model_spec, args, work, attack_set, test):
     import numpy as np
     import textattack
 
+    from textattack_secondorder.attack_recipes.build import attack_recipes
     from textattack_secondorder.evaluation.flip_capability import FlipCapabilityResult
     from textattack_secondorder.metrics.asr1 import ASR1
     from textattack_secondorder.models.loading import load_model_wrapper
     from textattack_secondorder.models.token_classifier import TokenClassifier
-    from textattack_secondorder.plugin.registry import attack_recipes
 
     common = ["--dataset", args.dataset, "--num-examples", str(args.rho_sentences), "-m", str(args.m)]
     if args.vocab_limit:

@@ -26,7 +26,7 @@ needs_head = pytest.mark.skipif(
 
 
 def test_found_by_name():
-    assert "distilbert-onnx" in wp.PROPOSERS
+    assert "distilbert-onnx" in wp.BY_NAME
     assert wp.proposer_class("distilbert-onnx") is dbo.DistilBertOnnxProposer
     assert dbo.DistilBertOnnxProposer.name == "distilbert-onnx"
 

@@ -111,7 +111,7 @@ def no_sentence_encoder(monkeypatch):
 
 
 def build(name, model=None):
-    from textattack_secondorder.plugin.registry import attack_recipes
+    from textattack_secondorder.attack_recipes.build import attack_recipes
 
     cls = attack_recipes()[name]
     return cls.build(model or TinyVictim(), **_light_params(name, cls))
@@ -286,7 +286,8 @@ def test_missing_or_malformed_resource_files_are_one_line(tmp_path):
 
 def test_recipe_argument_is_checked_and_quoted():
     from textattack_secondorder.attack_recipes.recipe import RecipeParameterError
-    from textattack_secondorder.plugin.extensions import UsageError, check_recipe_argument
+    from textattack_secondorder.plugin.extensions import check_recipe_argument
+    from textattack_secondorder.shared.errors import UsageError
 
     assert (
         check_recipe_argument("so-beam^synonyms=data/x.json,beam_width=3")
@@ -317,9 +318,9 @@ def _user_error_classes():
     from textattack_secondorder.distributed import ClusterError
     from textattack_secondorder.models.probe import ModelProbeError
     from textattack_secondorder.models.token_classifier import GradientAccessError
-    from textattack_secondorder.plugin.extensions import UsageError
-    from textattack_secondorder.plugin.recipe_params import RecipeParameterError
     from textattack_secondorder.resources import ResourceError
+    from textattack_secondorder.shared.errors import UsageError
+    from textattack_secondorder.shared.recipe_params import RecipeParameterError
 
     return [
         ClusterError,

@@ -146,10 +146,10 @@ def test_causal_lm_ready_follows_the_gemma_cache(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("ready", [True, False])
 def test_summary_shows_perplexity_by_default_when_cached(monkeypatch, ready):
-    import textattack_secondorder.resources as res
+    from textattack_secondorder.metrics import second_order
     from textattack_secondorder.metrics.second_order import second_order_summary_metrics
 
-    monkeypatch.setattr(res, "causal_lm_ready", lambda value=None: ready)
+    monkeypatch.setattr(second_order, "causal_lm_ready", lambda value=None: ready)
     rows = second_order_summary_metrics()
     assert ("Median perplexity (vulnerable):" in rows) is ready
     assert "Median perplexity (original):" in second_order_summary_metrics(True)

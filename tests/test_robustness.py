@@ -132,6 +132,14 @@ def test_back_translation_keeps_one_line_per_sentence():
 
 
 # ------------------------------------------------------------------ the report
+def _adversarial(model, labels, **kwargs):
+    """The adversarial level with a tiny word-list attack on ``model`` (seed 0)."""
+    from textattack_secondorder.sweeps.task import adversarial_task
+
+    attack = _tiny_attack(model)
+    return rb.AdversarialPerturbation("word-list", attack, labels, adversarial_task(attack), **kwargs)
+
+
 def _tiny_attack(model):
     from textattack import Attack
     from textattack.constraints.pre_transformation import RepeatModification
@@ -151,7 +159,7 @@ def test_report_end_to_end_on_a_tiny_model(tmp_path):
     perturbations = [
         rb.CharPerturbation(seed=0),
         rb.WordPerturbation(synonyms=SYNONYMS, seed=0),
-        rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels),
+        _adversarial(model, labels),
     ]
     report = rb.run_robustness(model, TEXTS, perturbations, batch_size=3, settings={"model": "keyword"})
     names = [r["set"] for r in report.rows]
@@ -228,18 +236,12 @@ def test_finished_sets_are_saved_and_reused_only_under_the_same_key(tmp_path):
     assert part_key(words, texts, labels) != part_key(
         rb.WordPerturbation(synonyms=dict(SYNONYMS, film=["flick"]), seed=0), texts, labels
     )
-    adv = rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels)
-    assert part_key(adv, texts, labels) == part_key(
-        rb.AdversarialPerturbation("word-list", _tiny_attack(KeywordModel()), labels), texts, labels
-    )
-    assert part_key(adv, texts, labels) != part_key(
-        rb.AdversarialPerturbation("word-list", _tiny_attack(OtherKeywordModel()), labels), texts, labels
-    )
+    adv = _adversarial(model, labels)
+    assert part_key(adv, texts, labels) == part_key(_adversarial(KeywordModel(), labels), texts, labels)
+    assert part_key(adv, texts, labels) != part_key(_adversarial(OtherKeywordModel(), labels), texts, labels)
     # the adversarial counts come back with a reused set
     adv_report = rb.run_robustness(model, TEXTS, [adv], parts_dir=parts)
-    reused = rb.run_robustness(
-        model, TEXTS, [rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels)], parts_dir=parts
-    )
+    reused = rb.run_robustness(model, TEXTS, [_adversarial(model, labels)], parts_dir=parts)
     assert reused.settings["Adv-word-list"] == adv_report.settings["Adv-word-list"]
     assert reused.settings["Adv-word-list"]["successful"] == 7
 
@@ -313,16 +315,12 @@ def test_adversarial_level_in_shards_equals_one_shard_and_resumes(tmp_path):
 
     model, labels = KeywordModel(), [y for _, y in TEXTS]
     texts = [t for t, _ in TEXTS]
-    whole = rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels, progress=False)
+    whole = _adversarial(model, labels, progress=False)
     one = whole(texts)
-    sharded = rb.AdversarialPerturbation(
-        "word-list", _tiny_attack(model), labels, options=ClusterOptions(shards=3), shard_dir=tmp_path, progress=False
-    )
+    sharded = _adversarial(model, labels, options=ClusterOptions(shards=3), shard_dir=tmp_path, progress=False)
     assert sharded(texts) == one and sharded.counts == whole.counts and sharded.counts["successful"] == 7
     assert (sharded.stats.computed, sharded.stats.reused) == (3, 0) and len(list(tmp_path.glob("*.pkl"))) == 3
-    again = rb.AdversarialPerturbation(
-        "word-list", _tiny_attack(model), labels, options=ClusterOptions(shards=3), shard_dir=tmp_path, progress=False
-    )
+    again = _adversarial(model, labels, options=ClusterOptions(shards=3), shard_dir=tmp_path, progress=False)
     assert again(texts) == one and (again.stats.computed, again.stats.reused) == (0, 3)
     with pytest.raises(ValueError, match="model_spec"):  # Ray workers must be able to load the attacked model
-        rb.AdversarialPerturbation("word-list", _tiny_attack(model), labels, options=ClusterOptions(ray="local"))
+        _adversarial(model, labels, options=ClusterOptions(ray="local"))

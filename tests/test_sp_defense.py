@@ -100,7 +100,7 @@ def test_defense_training_runs_and_saves_a_loadable_model(tmp_path, word_cnn):
     from transformers import AutoModelForSequenceClassification
 
     from textattack_secondorder.defense import save_model, train_defense
-    from textattack_secondorder.models import register_auto_classes
+    from textattack_secondorder.models.word_models import register_auto_classes
 
     secs = train_defense(word_cnn, DATA * 5, steps=3, batch_size=4, defense="sp-defense", progress=False)
     assert secs > 0

@@ -176,7 +176,7 @@ def test_bias_levels_0_and_1_do_not_depend_on_the_sampling_of_larger_levels():
 
 def test_device_and_batch_size_reach_the_masked_lm_and_the_victim(monkeypatch):
     import textattack_secondorder.resources as resources
-    from textattack_secondorder.plugin.registry import build_attack
+    from textattack_secondorder.attack_recipes.build import build_attack
     from textattack_secondorder.sweeps.task import SweepState
 
     asked = []

@@ -114,7 +114,7 @@ def test_padding_does_not_change_logits(arch):
 
 
 def test_so_model_wrapper_pads_dynamically(tiny_cnn):
-    from textattack_secondorder.models import SOModelWrapper
+    from textattack_secondorder.models.wrappers import SOModelWrapper
 
     model, tok, _ = tiny_cnn
     wrapper = SOModelWrapper(model, tok, device="cpu", batch_size=2)

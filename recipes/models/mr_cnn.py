@@ -11,6 +11,6 @@ Trained and cached on first use (see ``textattack-so train-victims``).
 
 import os
 
-from textattack_secondorder.models import load_victim
+from textattack_secondorder.models.victims import load_victim
 
 model = load_victim("mr-cnn", device=os.environ.get("TA_SO_DEVICE") or None)

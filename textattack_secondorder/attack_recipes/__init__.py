@@ -1,38 +1,37 @@
 """Attack recipes of textattack-secondorder, one per file, registered with the stock ``textattack`` CLI.
 
-Each recipe class carries its registered name (``SOBeam.name == "so-beam"``); the
-command-line tables are built from ``RECIPES`` (``textattack_secondorder.plugin.registry``).
+Each recipe class carries its registered name (``SOBeam.name == "so-beam"``); ``RECIPES`` lists
+the registered classes, from which the command-line tables are built
+(:mod:`textattack_secondorder.plugin.registry`) and :func:`.build.build_attack` looks a name up.
 Adding a recipe: one file with an :class:`~.recipe.SORecipe` subclass (``name``, ``PARAMS``
-with paper-cited defaults, ``_build``) and one line in ``RECIPES``.
+with paper-cited defaults, ``_build``) and one entry in ``RECIPES``.
 
-Classes load on first use (so listing the package does not import TextAttack).
+Importing this package imports TextAttack (the recipes subclass its ``AttackRecipe``).
 """
 
-import importlib
+from .alzantot_offline import AlzantotOffline
+from .bae_offline import BAEOffline
+from .recipe import SORecipe
+from .second_order import SecondOrderAttack, SecondOrderRecipe
+from .so_beam import SOBeam
+from .so_enum import SOEnum
+from .so_random import SORandom
+from .sp_attack import SPAttack
+from .textfooler_offline import TextFoolerOffline
 
-# class name -> module of every registered recipe
-RECIPES = {
-    "SOBeam": ".so_beam",
-    "SOEnum": ".so_enum",
-    "SORandom": ".so_random",
-    "SPAttack": ".sp_attack",
-    "TextFoolerOffline": ".textfooler_offline",
-    "BAEOffline": ".bae_offline",
-    "AlzantotOffline": ".alzantot_offline",
-}
-# building blocks shared by recipes
-_PARTS = {
-    "SORecipe": ".recipe",
-    "SecondOrderAttack": ".second_order",
-    "SecondOrderRecipe": ".second_order",
-}
+# every registered recipe (each carries its ``name``)
+RECIPES = (SOBeam, SOEnum, SORandom, SPAttack, TextFoolerOffline, BAEOffline, AlzantotOffline)
 
-
-def __getattr__(name):
-    module = RECIPES.get(name) or _PARTS.get(name)
-    if module:
-        return getattr(importlib.import_module(module, __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = [*RECIPES, *_PARTS]
+__all__ = [
+    "RECIPES",
+    "AlzantotOffline",
+    "BAEOffline",
+    "SOBeam",
+    "SOEnum",
+    "SORandom",
+    "SORecipe",
+    "SPAttack",
+    "SecondOrderAttack",
+    "SecondOrderRecipe",
+    "TextFoolerOffline",
+]

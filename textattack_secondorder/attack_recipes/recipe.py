@@ -3,8 +3,8 @@
 
 from textattack.attack_recipes import AttackRecipe
 
-from ..plugin.recipe_params import RecipeParameterError  # noqa: F401  (raised by recipes; one home)
 from ..resources.resolution import ResourceError
+from ..shared.recipe_params import RecipeParameterError  # noqa: F401  (raised by recipes; one home)
 
 # What each numeric or string parameter allows, by name (the same name means the same thing in every
 # recipe): (lowest, highest) inclusive (None = unbounded), or a tuple of allowed values under "choices".

@@ -4,22 +4,9 @@ Each augmenter class carries its registered name (``SPDefenseAugmenter.name == "
 ``RECIPES`` lists the registered classes.
 """
 
-import importlib
+from .sp_defense import SPDefenseAugmenter, augment_examples, special_word_table
 
-# class name -> module of every registered augmentation recipe
-RECIPES = {"SPDefenseAugmenter": ".sp_defense"}
+# every registered augmentation recipe (each carries its ``name``)
+RECIPES = (SPDefenseAugmenter,)
 
-_NAMES = {
-    "SPDefenseAugmenter": ".sp_defense",
-    "augment_examples": ".sp_defense",
-    "special_word_table": ".sp_defense",
-}
-
-
-def __getattr__(name):
-    if name in _NAMES:
-        return getattr(importlib.import_module(_NAMES[name], __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-__all__ = list(_NAMES)
+__all__ = ["RECIPES", "SPDefenseAugmenter", "augment_examples", "special_word_table"]

@@ -28,11 +28,11 @@ def _number(value):
 def run_sweep_cell(context, settings, folder):
     """Attack the check's examples with ``settings['recipe']`` through :func:`~..sweeps.run_attack_sweep`;
     returns ``(summary row dict, path of the cell CSV, rows skipped for bad input)``."""
+    from ..attack_recipes.build import checked_recipe
     from ..metrics import asr1
-    from ..plugin.extensions import check_recipe_argument
     from ..sweeps import cell_name, run_attack_sweep
 
-    recipe = check_recipe_argument(settings["recipe"])
+    recipe = checked_recipe(settings["recipe"])
     examples, skipped = context.screened(settings)
     table, stats = run_attack_sweep(
         [context.spec],

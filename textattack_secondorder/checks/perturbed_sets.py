@@ -30,7 +30,9 @@ class PerturbedSetsCheck(Check):
     }
 
     def perturbations(self, context, examples, folder):
+        from ..attack_recipes.build import build_attack
         from ..evaluation import robustness as rb
+        from ..sweeps.task import adversarial_task
 
         s, out, skipped = self.settings, [], {}
         for level in s["levels"]:
@@ -65,18 +67,15 @@ class PerturbedSetsCheck(Check):
                     context.say(f"  skipping the sentence level: {e}")
                     skipped[level] = str(e)
             elif level == "adversarial":
-                from ..plugin.registry import build_attack
-
+                attack = build_attack(s["recipe"], context.model)
                 out.append(
                     rb.AdversarialPerturbation(
                         s["recipe"],
-                        build_attack(s["recipe"], context.model),
+                        attack,
                         [y for _, y in examples],
-                        query_budget=s["query_budget"],
-                        seed=s["seed"],
+                        adversarial_task(attack, s["seed"], s["query_budget"], context.device),
                         model_spec=context.spec,
                         options=context.options,
-                        device=context.device,
                         shard_dir=str(folder / "parts" / "adversarial"),
                     )
                 )

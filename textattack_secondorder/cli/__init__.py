@@ -2,15 +2,28 @@
 
 Each sub-command lives in its own module of this package and exposes
 ``add_parser(subparsers)``, which registers an ``argparse`` sub-parser whose
-``func`` default runs the command. ``SUBCOMMAND_MODULES`` lists them; a module
-is imported only when the command line is built, so start-up stays cheap.
+``func`` default runs the command. ``SUBCOMMANDS`` lists them, in the order of ``--help``.
+The command modules import the library inside their ``run`` functions, so building the
+parser (and ``textattack-so --help``) imports neither torch nor TextAttack.
 """
 
 import argparse
-import importlib
 import sys
 
 from ..shared.errors import UserError
+from . import (
+    attack_sweep_cmd,
+    augment_cmd,
+    bias_cmd,
+    check_cmd,
+    defend_cmd,
+    flip_capability_cmd,
+    meaning_cmd,
+    resources_cmd,
+    robustness_cmd,
+    textattack_passthrough,
+    victims_cmd,
+)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -20,19 +33,19 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-# module name (in textattack_secondorder.cli) for each sub-command group
-SUBCOMMAND_MODULES = [
-    "textattack_passthrough",  # attack / augment / list ... through the stock TextAttack CLI
-    "resources_cmd",  # resources: what each slot resolves to
-    "victims_cmd",  # train-victims / data
-    "bias_cmd",  # bias: counterfactual token bias B_{p,k}
-    "flip_capability_cmd",  # flip-capability: kappa / rho (EUBA, brute force)
-    "meaning_cmd",  # meaning: source chrF / target RDchrF / success % (Michel et al. 2019)
-    "robustness_cmd",  # robustness: accuracy on perturbed sets and the RB-index (FlagEval)
-    "augment_cmd",  # sp-augment: label-aware SP-Defense augmentation of a CSV
-    "defend_cmd",  # defend: SP-Defense / Rand fine-tuning
-    "attack_sweep_cmd",  # attack-sweep: models x recipes x dataset, sharded, on Ray with --ray
-    "check_cmd",  # check: the robustness gate (TOML config of checks and thresholds; exit 0/1/2)
+# the module of each sub-command group
+SUBCOMMANDS = [
+    textattack_passthrough,  # attack / augment / list ... through the stock TextAttack CLI
+    resources_cmd,  # resources: what each slot resolves to
+    victims_cmd,  # train-victims / data
+    bias_cmd,  # bias: counterfactual token bias B_{p,k}
+    flip_capability_cmd,  # flip-capability: kappa / rho (EUBA, brute force)
+    meaning_cmd,  # meaning: source chrF / target RDchrF / success % (Michel et al. 2019)
+    robustness_cmd,  # robustness: accuracy on perturbed sets and the RB-index (FlagEval)
+    augment_cmd,  # sp-augment: label-aware SP-Defense augmentation of a CSV
+    defend_cmd,  # defend: SP-Defense / Rand fine-tuning
+    attack_sweep_cmd,  # attack-sweep: models x recipes x dataset, sharded, on Ray with --ray
+    check_cmd,  # check: the robustness gate (TOML config of checks and thresholds; exit 0/1/2)
 ]
 
 
@@ -44,13 +57,7 @@ def build_parser():
         "package's recipes registered.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as e:
-            if e.name == f"{__name__}.{name}":
-                continue  # sub-command not built yet
-            raise
+    for module in SUBCOMMANDS:
         module.add_parser(sub)
     return parser
 

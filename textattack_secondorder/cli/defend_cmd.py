@@ -1,5 +1,7 @@
 """``textattack-so defend``: fine-tune a classifier with SP-Defense (or the Rand baseline) and save it."""
 
+# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
+
 from ..datasets.examples import load_examples
 from ..models.loading import load_model_wrapper
 from .common import add_dataset_args, add_model_args, positive_int, screen_rows, write_skipped

@@ -12,9 +12,13 @@ Prints mean / std / 5–95 % of the source chrF and of ``d_tgt``, the success
 percentage (``1 − s_src < d_tgt``), and writes the per-example CSV (+ a summary JSON).
 """
 
+# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
+
 import json
 import logging
 from pathlib import Path
+
+from ..shared.errors import UsageError
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +63,6 @@ def run(args):
     import pandas as pd
 
     from ..evaluation import meaning as mp
-    from ..plugin.extensions import UsageError
     from ..shared.files import atomic_write_text
 
     seq2seq = [args.src, args.adv, args.out_orig, args.out_adv, args.ref]

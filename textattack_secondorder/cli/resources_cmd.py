@@ -1,5 +1,7 @@
 """``textattack-so resources``: what each resource slot resolves to, exactly what a run loads (nothing is loaded)."""
 
+# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
+
 import json
 
 

@@ -6,6 +6,7 @@ TextAttack's summary table; the chrF itself is
 :func:`textattack_secondorder.shared.chrf.chrf`.
 """
 
+from textattack.attack_results import SuccessfulAttackResult
 from textattack.metrics import Metric
 
 from ..shared.chrf import BETA, CHAR_ORDER, chrf
@@ -29,7 +30,6 @@ class MeanChrF(Metric):
         self.count = 0
 
     def update(self, results):
-        from textattack.attack_results import SuccessfulAttackResult
 
         for r in results:
             if isinstance(r, SuccessfulAttackResult):

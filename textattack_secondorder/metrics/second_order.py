@@ -11,6 +11,8 @@ import numpy as np
 from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult
 from textattack.metrics import Metric
 
+from ..resources import causal_lm_ready, load_causal_lm
+
 logger = logging.getLogger(__name__)
 
 
@@ -92,8 +94,6 @@ class MedianPerplexity(Metric):
         ]
         lm = self.causal_lm
         if lm is None or isinstance(lm, str):
-            from ..resources import load_causal_lm
-
             lm = load_causal_lm(lm, device=self.device)
         return round(float(np.nanmedian(lm.perplexity(texts))), 1)
 
@@ -122,8 +122,6 @@ def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None):
     """
     left_out = False
     if perplexity is None:
-        from ..resources import causal_lm_ready
-
         perplexity = causal_lm_ready(causal_lm)
         left_out = not perplexity
         if left_out:

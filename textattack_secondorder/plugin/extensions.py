@@ -37,15 +37,12 @@ import json
 import sys
 from collections import OrderedDict
 
-from ..shared.errors import UserError
-from .recipe_params import SPLIT, parse_recipe_params
+from ..attack_recipes.build import attack_recipes, checked_recipe
+from ..shared.errors import UsageError, UserError
+from .registry import augmentation_recipes
 
 # Summary rows added to every run of this process (``textattack-so attack --asr1`` fills it).
 EXTRA_METRICS = {}
-
-
-class UsageError(ValueError, UserError):
-    """A command-line value that is not allowed (one line, exit code 2)."""
 
 
 def _once(owner, attr, make):
@@ -261,25 +258,10 @@ def _extend_attack_resume():
 
 
 def check_recipe_argument(recipe):
-    """``recipe`` with its parameters checked and written as Python literals (for TextAttack's ``eval``).
-
-    Only our recipes' ``NAME^params`` are touched; raises ``UsageError`` or ``RecipeParameterError``.
-    """
-    if not isinstance(recipe, str) or SPLIT not in recipe:
-        return recipe
-    name, params = recipe.split(SPLIT, 1)
-    from .registry import attack_recipes, augmentation_recipes
-
-    cls = attack_recipes().get(name) or augmentation_recipes().get(name)
-    if cls is None:
-        return recipe
-    try:
-        parsed = parse_recipe_params(params)
-    except ValueError as e:
-        raise UsageError(f"--recipe {recipe!r}: {e}") from None
-    if hasattr(cls, "check_params"):
-        cls.check_params(parsed)
-    return name + SPLIT + ",".join(f"{k}={v!r}" for k, v in parsed.items())
+    """``recipe`` of ``textattack attack`` / ``augment`` with its parameters checked and written as Python
+    literals (for TextAttack's ``eval``): our attack and augmentation recipes' ``NAME^params`` only;
+    raises ``UsageError`` or ``RecipeParameterError``."""
+    return checked_recipe(recipe, {**attack_recipes(), **augmentation_recipes()})
 
 
 def _check_command_args(args):

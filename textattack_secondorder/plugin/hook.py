@@ -9,6 +9,8 @@ attacker.
 
 import logging
 
+from ..resources.paths import data_path
+
 logger = logging.getLogger("textattack_secondorder")
 
 # What TextAttack's first import in a cache folder (``shared/utils/install.py: _post_install``) asks
@@ -19,7 +21,6 @@ _nltk_download = None  # the real ``nltk.download`` while ours stands in for it
 
 def nltk_data_dir():
     """Folder holding the NLTK data this package ships (English stopwords)."""
-    from ..resources.paths import data_path
 
     return str(data_path("nltk_data"))
 

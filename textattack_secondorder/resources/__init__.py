@@ -14,6 +14,7 @@ exactly what it shows. Word proposers live in :mod:`.proposers`, one file each.
 This package imports neither torch nor TextAttack; loaders import lazily.
 """
 
+from .errors import ResourceError
 from .loaders import (
     causal_lm_ready,
     describe,
@@ -27,7 +28,7 @@ from .loaders import (
     word_proposer,
 )
 from .paths import cache_dir, data_path
-from .resolution import Resolution, ResourceError, hub_available, in_hf_cache, require, resolve
+from .resolution import Resolution, hub_available, in_hf_cache, require, resolve
 from .slots import SLOTS, Slot
 
 __all__ = [

@@ -13,13 +13,8 @@ import os
 import socket
 from dataclasses import dataclass
 
-from ..shared.errors import UserError
+from .errors import ResourceError
 from .slots import SLOTS, offline_missing
-
-
-class ResourceError(RuntimeError, UserError):
-    """A slot cannot be filled, or what it resolves to cannot be loaded."""
-
 
 _TRUE = ("1", "true", "yes", "on")
 

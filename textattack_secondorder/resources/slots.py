@@ -9,6 +9,7 @@ import importlib.util
 from dataclasses import dataclass, field
 
 from .paths import data_path
+from .proposers import proposer_class
 
 OFFLINE_EXTRA = "pip install 'textattack-secondorder[offline]'"
 
@@ -97,8 +98,6 @@ def _has_module(name):
 
 
 def _proposer_available(value):
-    from .proposers import proposer_class
-
     return proposer_class(value).available()
 
 

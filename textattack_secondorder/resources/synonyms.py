@@ -18,8 +18,8 @@ import logging
 import threading
 from pathlib import Path
 
+from .errors import ResourceError
 from .paths import cache_dir
-from .resolution import ResourceError
 
 logger = logging.getLogger(__name__)
 

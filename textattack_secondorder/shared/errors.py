@@ -9,3 +9,7 @@ class UserError(Exception):
     ``attack-resume``). An exception class becomes one by naming this class among its bases, next to
     the built-in exception it already extends.
     """
+
+
+class UsageError(ValueError, UserError):
+    """A command-line value that is not allowed (one line, exit code 2)."""

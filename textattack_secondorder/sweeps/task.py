@@ -8,7 +8,14 @@ example's result does not depend on the shard it falls in: the merged sweep equa
 single-process sweep row for row.
 """
 
+import contextlib
+import io
 from collections import OrderedDict
+
+import textattack
+
+from ..attack_recipes.build import build_attack
+from ..models.loading import load_model_wrapper
 
 MODELS_KEPT = 2
 
@@ -31,8 +38,6 @@ class SweepState:
         return state
 
     def model(self, spec):
-        from ..models.loading import load_model_wrapper
-
         if spec not in self.models:
             while len(self.models) >= MODELS_KEPT:
                 old, _ = self.models.popitem(last=False)
@@ -42,8 +47,6 @@ class SweepState:
         return self.models[spec]
 
     def attack(self, spec, recipe):
-        from ..plugin.registry import build_attack
-
         if (spec, recipe) not in self.attacks:
             self.attacks[(spec, recipe)] = build_attack(
                 recipe, self.model(spec), device=self.device, batch_size=self.batch_size
@@ -59,18 +62,17 @@ class SweepTask:
         self.device, self.batch_size = device, batch_size
 
     def setup(self):
-        from ..plugin.extensions import extend_textattack
-
-        extend_textattack()  # our CSV columns and summary rows (idempotent; the import hook does it too)
+        # Our CSV columns and summary rows come from the import hook, which extends TextAttack in every
+        # process that imports it, Ray workers included (with TEXTATTACK_SECONDORDER_NO_HOOK=1, call
+        # textattack_secondorder.register() first).
         return SweepState(self.device, self.batch_size)
+
+    def holding(self, spec, model, recipe, attack):
+        """A state for this process that already holds ``model`` and ``attack`` (see :meth:`SweepState.holding`)."""
+        return SweepState.holding(spec, model, recipe, attack)
 
     def run(self, state, shard):
         """``AttackResult`` list of the shard's examples, in dataset order."""
-        import contextlib
-        import io
-
-        import textattack
-
         attack = state.attack(shard.context["model"], shard.context["recipe"])
         results = []
         for offset, (text, label) in enumerate(shard.items):
@@ -88,3 +90,11 @@ class SweepTask:
             with contextlib.redirect_stderr(io.StringIO()):
                 results += textattack.Attacker(attack, dataset, args).attack_dataset()
         return results
+
+
+def adversarial_task(attack, seed=0, query_budget=None, device=None):
+    """The task that attacks texts with the built ``attack`` for the adversarial robustness level
+    (:class:`~..evaluation.robustness.adversarial.AdversarialPerturbation`): the victim batch is the attacked
+    model's own; ``device`` is where Ray workers put the model they rebuild."""
+    batch_size = getattr(attack.goal_function.model, "batch_size", 64)
+    return SweepTask(seed, query_budget, device, batch_size=batch_size)

@@ -1,10 +1,17 @@
 """Adversarial level (FlagEval "Adv"): the successful adversarial texts of an attack (docs/methods.md §4).
 
-The attack is built by the caller (``plugin.registry.build_attack(recipe, model_wrapper)``
-turns a recipe name into a TextAttack ``Attack``). The texts are attacked shard by shard
-(docs/methods.md §7) with the attack sweep's task, so ``--shards`` / ``--ray`` spread this
-level, the only heavy one, over processes or machines and a rerun reuses finished shards.
+The attack and the task that runs it are built by the caller
+(``attack_recipes.build.build_attack(recipe, model_wrapper)`` turns a recipe name into a TextAttack
+``Attack``; ``sweeps.task.adversarial_task(attack, ...)`` is the attack sweep's task for it). The texts
+are attacked shard by shard (docs/methods.md §7) with that task, so ``--shards`` / ``--ray`` spread this
+level, the only heavy one, over processes or machines and a rerun reuses finished shards. This module
+imports neither: evaluation sits below the attack recipes, which use it (flip capability).
 """
+
+from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult
+
+from ...distributed import ShardStore, make_shards, run_shards, shard_count
+from ...models.fingerprint import model_fingerprint
 
 DEFAULT_SHARD_SIZE = 10  # most examples per shard when --ray is given without --shards
 
@@ -18,15 +25,16 @@ class AdversarialPerturbation:
         attack: a ``textattack.Attack`` against the evaluated model or a surrogate (FlagEval
             attacks a proxy model).
         labels: the gold label of each text.
+        task: the shard task that attacks the texts (:func:`~...sweeps.task.adversarial_task`), holding
+            ``seed`` and ``query_budget`` (text ``i`` is attacked with the seed ``seed + i``, so its result
+            does not depend on how the texts are sharded) and the ``device`` Ray workers put the model on.
         surrogate_name: name of the attacked model when it is not the evaluated one (for the settings).
-        query_budget, seed: passed to ``textattack.AttackArgs``; text ``i`` is attacked with the
-            seed ``seed + i``, so its result does not depend on how the texts are sharded.
         model_spec: what a Ray worker loads to rebuild the attack (``load_model_wrapper`` forms);
-            needed with ``options.ray`` only. ``device``: where Ray workers put that model.
+            needed with ``options.ray`` only.
         options: :class:`~...distributed.ClusterOptions`: ``--shards`` / ``--ray`` (docs/methods.md §7).
         shard_dir: where finished shards are saved as they arrive (a rerun reuses them).
 
-    The texts are attacked shard by shard with the attack-sweep's task
+    The texts are attacked shard by shard with ``task``
     (:class:`~...sweeps.task.SweepTask`: TextAttack's ``Attacker``, one example at a time), in this
     process or on Ray actors that each build the attack once. Failed and skipped examples keep the
     original text; :meth:`settings` reports the counts.
@@ -39,17 +47,15 @@ class AdversarialPerturbation:
         recipe,
         attack,
         labels,
+        task,
         surrogate_name=None,
-        query_budget=None,
-        seed=0,
         model_spec=None,
         options=None,
         shard_dir=None,
-        device=None,
         progress=True,
     ):
         if attack is None:
-            raise ValueError("AdversarialPerturbation needs a built attack (plugin.registry.build_attack)")
+            raise ValueError("AdversarialPerturbation needs a built attack (attack_recipes.build.build_attack)")
         if options is not None and options.distributed and not isinstance(model_spec, str):
             raise ValueError("the adversarial level on Ray needs the attacked model as a name or path (model_spec)")
         self.recipe = recipe
@@ -57,10 +63,11 @@ class AdversarialPerturbation:
         self.attack = attack
         self.labels = list(labels)
         self.surrogate_name = surrogate_name
-        self.query_budget = query_budget
-        self.seed = seed
+        self.task = task
+        self.query_budget = task.query_budget
+        self.seed = task.seed
         self.model_spec, self.options, self.shard_dir = model_spec, options, shard_dir
-        self.device, self.progress = device, progress
+        self.progress = progress
         self.counts = {}
         self.stats = None
         self._key = None
@@ -79,8 +86,6 @@ class AdversarialPerturbation:
         the recipe and its settings, and the content of the attacked model
         (:func:`~...models.fingerprint.model_fingerprint`, hashed once per object)."""
         if self._key is None:
-            from ...models.fingerprint import model_fingerprint
-
             self._key = {
                 "recipe": self.recipe,
                 "query_budget": self.query_budget,
@@ -91,8 +96,6 @@ class AdversarialPerturbation:
         return self._key
 
     def _shards(self, texts):
-        from ...distributed import make_shards, shard_count
-
         items = [[t, int(y)] for t, y in zip(texts, self.labels)]
         shards = make_shards(items, self.resume_key(), shard_count(len(items), self.options, DEFAULT_SHARD_SIZE))
         for shard in shards:
@@ -100,19 +103,13 @@ class AdversarialPerturbation:
         return shards
 
     def __call__(self, texts):
-        from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult
-
-        from ...distributed import ShardStore, run_shards
-        from ...sweeps.task import SweepState, SweepTask
-
         if len(texts) != len(self.labels):
             raise ValueError("one label per text is needed for the adversarial level")
         shards = self._shards(texts)
         model = self.attack.goal_function.model
-        task = SweepTask(self.seed, self.query_budget, self.device, batch_size=getattr(model, "batch_size", 64))
-        local = SweepState.holding(self.model_spec or "attacked model", model, self.recipe, self.attack)
+        local = self.task.holding(self.model_spec or "attacked model", model, self.recipe, self.attack)
         parts, self.stats = run_shards(
-            task,
+            self.task,
             shards,
             ShardStore(self.shard_dir),
             self.options,

@@ -12,6 +12,8 @@ import re
 import shutil
 import subprocess
 
+from tqdm.auto import tqdm
+
 logger = logging.getLogger(__name__)
 
 # Back-translation pivot (Apertium mode names; older packages call them en-es / es-en).
@@ -87,7 +89,6 @@ class BackTranslation:
         return t or original
 
     def __call__(self, texts):
-        from tqdm.auto import tqdm
 
         lines = [re.sub(r"\s+", " ", t).strip() or "." for t in texts]
         out = []

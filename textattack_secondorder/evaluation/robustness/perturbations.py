@@ -13,7 +13,7 @@
   (the masked-LM slot, FlagEval's "W-maskedlm").
 
 Both are seeded per sentence: the same text and seed give the same perturbation,
-whatever else is in the set. TextAttack is imported when a perturbation is built.
+whatever else is in the set.
 """
 
 import hashlib
@@ -21,6 +21,16 @@ import json
 import os
 import random
 import re
+
+from textattack.shared import AttackedText
+from textattack.transformations import WordSwapNeighboringCharacterSwap, WordSwapQWERTY
+from tqdm.auto import tqdm
+
+from ...resources import load_synonyms
+from ...resources.stopwords import TEXTFOOLER_STOPWORDS
+from ...resources.synonyms import SynonymList
+from ...transformations.word_swap_proposer import WordSwapProposer
+from ...transformations.word_swap_synonym_list import WordSwapSynonymList
 
 # FlagEval, character level: "Randomly select 3 to 15 characters for replacement".
 CHAR_MIN, CHAR_MAX = 3, 15
@@ -39,7 +49,6 @@ def _rng(seed, *parts):
 
 
 def _progress(texts, desc, min_size):
-    from tqdm.auto import tqdm
 
     return tqdm(texts, desc=desc, leave=False, dynamic_ncols=True, disable=len(texts) < min_size)
 
@@ -71,7 +80,6 @@ class CharPerturbation:
         unknown = set(operations) - {"keyboard", "swap"}
         if unknown or not operations:
             raise ValueError(f"operations must be among 'keyboard', 'swap'; got {operations}")
-        from textattack.transformations import WordSwapNeighboringCharacterSwap, WordSwapQWERTY
 
         self.min_chars, self.max_chars = int(min_chars), int(max_chars)
         self.max_fraction = float(max_fraction)
@@ -177,22 +185,15 @@ class WordPerturbation:
             raise ValueError("WordPerturbation needs synonyms or a masked-LM proposer")
         self.max_candidates = int(max_candidates)
         if proposer is not None:
-            from ...transformations.word_swap_proposer import WordSwapProposer
-
             self.method = "maskedlm"
             self.transformation = WordSwapProposer(proposer, max_candidates=self.max_candidates)
         else:
-            from ...resources.synonyms import SynonymList
-            from ...transformations.word_swap_synonym_list import WordSwapSynonymList
-
             if not isinstance(synonyms, (dict, SynonymList)):
                 synonyms = load_synonym_list(synonyms)
             self.method = "synonym"
             self.transformation = WordSwapSynonymList(synonyms, max_candidates=self.max_candidates)
         self.rate = float(rate)
         if stopwords is None:
-            from ...resources.stopwords import TEXTFOOLER_STOPWORDS
-
             stopwords = TEXTFOOLER_STOPWORDS
         self.stopwords = frozenset(w.lower() for w in stopwords)
         self.seed = seed
@@ -226,7 +227,6 @@ class WordPerturbation:
         return [out[i] for i in indices]
 
     def perturb_one(self, text):
-        from textattack.shared import AttackedText
 
         rng = _rng(self.seed, "word", self.method, text)
         at = AttackedText(text)
@@ -255,8 +255,6 @@ def load_synonym_list(value=None):
     """The synonyms slot (``resources.load_synonyms``); a ``word -> [synonyms]`` JSON file is read directly
     when the slot's loader is not installed."""
     try:
-        from ...resources import load_synonyms
-
         return load_synonyms(None if value is None else str(value))
     except ImportError:
         if value is None or not os.path.exists(str(value)):

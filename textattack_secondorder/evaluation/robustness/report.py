@@ -15,6 +15,8 @@ from importlib import resources as importlib_resources
 from pathlib import Path
 from string import Template
 
+import pandas as pd
+
 from ...shared.files import atomic_write_text
 from ..meaning import source_chrf
 from .sets import save_sets
@@ -52,7 +54,6 @@ def write_report(report, out_dir, title=None, examples_per_set=3):
 
     Returns a dict of the written paths.
     """
-    import pandas as pd
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -74,6 +75,7 @@ def write_report(report, out_dir, title=None, examples_per_set=3):
 
 def plot_png(report):
     """Bar charts (accuracy, mean chrF per set) as PNG bytes."""
+    # matplotlib here, not at the top: its Agg backend is chosen when a PNG is drawn, not on importing this module
     import matplotlib
 
     matplotlib.use("Agg")

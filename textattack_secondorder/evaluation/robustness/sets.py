@@ -15,6 +15,8 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+import pandas as pd
+
 from ...shared.files import atomic_write_text
 from .result import PerturbedSet
 
@@ -55,7 +57,6 @@ def load_part(path):
 
 def save_sets(out_dir, texts, labels, sets):
     """One CSV per perturbed set in ``out_dir/sets``: ``index, label, original, perturbed`` (+ ``sets.json``)."""
-    import pandas as pd
 
     folder = Path(out_dir, SETS_DIR)
     meta = []
@@ -74,7 +75,6 @@ def load_sets(directory):
 
     Returns ``(examples, sets)``: the original ``(text, label)`` pairs and the :class:`PerturbedSet` list.
     """
-    import pandas as pd
 
     folder = Path(directory)
     if (folder / SETS_DIR / "sets.json").exists():

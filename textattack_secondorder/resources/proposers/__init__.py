@@ -14,68 +14,56 @@ position, its top candidates as ``(token, score)`` pairs (docs/methods.md §1.1,
   ``.safetensors`` is a MiniLM add-on.
 
 Adding a proposer: one file here with a ``WordProposer`` subclass (its ``name``, ``propose``
-and, when it needs an optional package, ``available()``), and one line in ``PROPOSERS``.
+and, when it needs an optional package, ``available()``), and one entry in ``PROPOSERS``.
 Which proposer a run uses is decided by the resources layer only
-(:func:`textattack_secondorder.resources.load_word_proposer`).
+(:func:`textattack_secondorder.resources.load_word_proposer`). The proposer modules import
+torch / transformers / onnxruntime only when a proposer is built, so this package is cheap.
 """
 
-import importlib
-
 from .base import DEFAULT_TOP_K, WordProposer, resolve_dtype
+from .causal_lm import CausalLMProposer
+from .distilbert_onnx import DistilBertOnnxProposer
+from .masked_lm import MaskedLMProposer
+from .minilm_mlm import MiniLMMLMProposer, build_minilm_mlm, default_addon_path
 
-# name -> (module in this package, class); anything else is a Hugging Face masked LM.
-PROPOSERS = {
-    "minilm-mlm": ("minilm_mlm", "MiniLMMLMProposer"),
-    "gemma": ("causal_lm", "CausalLMProposer"),
-    "distilbert-onnx": ("distilbert_onnx", "DistilBertOnnxProposer"),
-}
-HF_MASKED_LM = ("masked_lm", "MaskedLMProposer")
-
-_LAZY = {
-    "MaskedLMProposer": "masked_lm",
-    "MiniLMMLMProposer": "minilm_mlm",
-    "CausalLMProposer": "causal_lm",
-    "DistilBertOnnxProposer": "distilbert_onnx",
-    "build_minilm_mlm": "minilm_mlm",
-    "default_addon_path": "minilm_mlm",
-}
-
-
-def _load_class(module, cls):
-    return getattr(importlib.import_module(f"{__name__}.{module}"), cls)
+# the proposers chosen by name (each carries its ``name``); any other value is a Hugging Face masked LM
+PROPOSERS = (MiniLMMLMProposer, CausalLMProposer, DistilBertOnnxProposer)
+BY_NAME = {cls.name: cls for cls in PROPOSERS}
+HF_MASKED_LM = MaskedLMProposer
 
 
 def proposer_class(value):
     """The class that :func:`build_proposer` uses for ``value`` (nothing is loaded)."""
-    if value in PROPOSERS:
-        return _load_class(*PROPOSERS[value])
+    if value in BY_NAME:
+        return BY_NAME[value]
     if str(value).endswith(".safetensors"):
-        return _load_class(*PROPOSERS["minilm-mlm"])
-    return _load_class(*HF_MASKED_LM)
+        return MiniLMMLMProposer
+    return HF_MASKED_LM
 
 
 def build_proposer(value, device=None, local_files_only=None, **kwargs):
     """Build the proposer named ``value`` (see the module docstring for the names)."""
     cls = proposer_class(value)
-    if value in PROPOSERS:
+    if value in BY_NAME:
         return cls(device=device, **kwargs)
     if str(value).endswith(".safetensors"):
         return cls(addon_path=value, device=device, **kwargs)
     return cls(str(value), device=device, local_files_only=local_files_only, **kwargs)
 
 
-def __getattr__(name):
-    if name in _LAZY:
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = [
+    "BY_NAME",
     "DEFAULT_TOP_K",
+    "HF_MASKED_LM",
     "PROPOSERS",
+    "CausalLMProposer",
+    "DistilBertOnnxProposer",
+    "MaskedLMProposer",
+    "MiniLMMLMProposer",
     "WordProposer",
+    "build_minilm_mlm",
     "build_proposer",
+    "default_addon_path",
     "proposer_class",
     "resolve_dtype",
-    *sorted(_LAZY),
 ]

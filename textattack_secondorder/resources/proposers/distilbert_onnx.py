@@ -23,7 +23,7 @@ import importlib.util
 import re
 from pathlib import Path
 
-from ..resolution import ResourceError
+from ..errors import ResourceError
 from .base import DEFAULT_TOP_K, WORD_PATTERN, WordProposer, flatten_requests, masked_text
 
 HEAD_FILE = "distilbert_mlm_head.safetensors"
