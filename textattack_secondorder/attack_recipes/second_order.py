@@ -20,7 +20,8 @@ From Python: ``SOBeam.build(model_wrapper, beam_width=10)`` with ``textattack.At
 
 from textattack import Attack
 
-from ..goal_functions.second_order import PatchWordModification, PatchWordsUnique, SecondOrderClassification
+from ..constraints import PatchWordModification, PatchWordsUnique
+from ..goal_functions.second_order import SecondOrderClassification
 from ..metrics.second_order import second_order_summary_metrics
 from ..transformations.neighborhood import DELTA, KAPPA, WordSwapNeighborhood
 from .recipe import SORecipe
