@@ -98,7 +98,7 @@ def no_sentence_encoder(monkeypatch):
     """bae-offline's sentence-encoder constraint replaced by one that accepts everything (no model load)."""
     from textattack.constraints import Constraint
 
-    import textattack_secondorder.resources as resources
+    from textattack_secondorder.attack_recipes import bae_offline, textfooler_offline
 
     class AcceptAll(Constraint):
         def __init__(self):
@@ -107,7 +107,8 @@ def no_sentence_encoder(monkeypatch):
         def _check_constraint(self, transformed_text, reference_text):
             return True
 
-    monkeypatch.setattr(resources, "sentence_encoder_constraint", lambda *a, **k: AcceptAll())
+    for recipe in (bae_offline, textfooler_offline):
+        monkeypatch.setattr(recipe, "sentence_encoder_constraint", lambda *a, **k: AcceptAll())
 
 
 def build(name, model=None):

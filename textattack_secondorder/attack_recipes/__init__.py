@@ -24,7 +24,6 @@ RECIPES = {
 _PARTS = {
     "SORecipe": ".recipe",
     "SecondOrderAttack": ".second_order",
-    "SecondOrderRecipe": ".second_order",
 }
 
 
