@@ -98,7 +98,7 @@ def no_sentence_encoder(monkeypatch):
     """bae-offline's sentence-encoder constraint replaced by one that accepts everything (no model load)."""
     from textattack.constraints import Constraint
 
-    import textattack_secondorder.resources as resources
+    from textattack_secondorder.attack_recipes import bae_offline, textfooler_offline
 
     class AcceptAll(Constraint):
         def __init__(self):
@@ -107,7 +107,8 @@ def no_sentence_encoder(monkeypatch):
         def _check_constraint(self, transformed_text, reference_text):
             return True
 
-    monkeypatch.setattr(resources, "sentence_encoder_constraint", lambda *a, **k: AcceptAll())
+    for recipe in (bae_offline, textfooler_offline):
+        monkeypatch.setattr(recipe, "sentence_encoder_constraint", lambda *a, **k: AcceptAll())
 
 
 def build(name, model=None):
@@ -166,6 +167,32 @@ def test_hostile_rows_through_every_recipe(recipe, tmp_path, no_sentence_encoder
     assert len(df) == len(rows) and "skip_reason" in df.columns and "input_note" in df.columns
     for reason, (_, _, case) in zip(df["skip_reason"], rows):
         assert bool(reason) or case not in BAD, case
+
+
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_every_recipe_builds_a_guarded_attack_in_its_own_build(recipe):
+    from textattack_secondorder.attack_recipes.input_guard import GuardedAttack, InputGuard
+    from textattack_secondorder.plugin.registry import attack_recipes
+
+    cls = attack_recipes()[recipe]
+    assert "build" in vars(cls)  # the recipe reads from its own file
+    attack = build(recipe)
+    assert isinstance(attack, GuardedAttack) and isinstance(attack.input_guard, InputGuard)
+    assert "attack" not in vars(attack)  # guarded by its class, not by a patched instance
+    assert "Skipped for bad input:" in attack.summary_metrics
+
+
+def test_guarded_attack_pickles_with_its_guard():
+    import pickle
+
+    attack = build("textfooler-offline")
+    copy = pickle.loads(pickle.dumps(attack))
+    assert copy.input_guard.goal_function is copy.goal_function
+    check_result(copy.attack("", 1), "empty", "textfooler-offline")
+    check_result(copy.attack("a good film", 1), "normal_pos", "textfooler-offline")
+    check_result(copy.attack("a good film", 1), "duplicate", "textfooler-offline")
+    copy.input_guard.reset()
+    check_result(copy.attack("a good film", 1), "normal_pos", "textfooler-offline")
 
 
 def test_all_rows_skipped_summary_has_no_nan_or_warning(tmp_path, capsys):

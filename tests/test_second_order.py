@@ -369,3 +369,21 @@ def test_neighbourhood_of_a_non_context_proposer_is_recomputed_per_text():
     assert first[2] == ["film", "show"]
     assert second == {}  # nothing follows "fine" in the table
     assert plain.masks == 2
+
+
+@pytest.mark.parametrize("recipe", [SOBeam, SOEnum, SORandom])
+def test_search_method_gets_the_neighbourhood_prefetch_from_the_recipe_and_the_attack_pickles(recipe):
+    import pickle
+
+    from textattack_secondorder.attack_recipes.input_guard import GuardedAttack
+    from textattack_secondorder.constraints import PatchWordModification, PatchWordsUnique
+
+    attack = recipe.build(Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm=TableProposer(TABLE))
+    assert isinstance(attack, GuardedAttack)
+    # given to the constructor by the recipe's build, not set on the search method from outside
+    assert attack.search_method.prefetch == attack.transformation.prefetch
+    assert [type(c) for c in attack.pre_transformation_constraints] == [PatchWordModification]
+    assert [type(c) for c in attack.constraints] == [PatchWordsUnique]
+    copy = pickle.loads(pickle.dumps(attack))  # TextAttack's --parallel workers get pickled copies
+    assert copy.search_method.prefetch.__self__ is copy.transformation
+    assert isinstance(copy.attack("a good movie", 1), SuccessfulAttackResult)

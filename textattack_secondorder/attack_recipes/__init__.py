@@ -4,7 +4,7 @@ Each recipe class carries its registered name (``SOBeam.name == "so-beam"``); ``
 the registered classes, from which the command-line tables are built
 (:mod:`textattack_secondorder.plugin.registry`) and :func:`.build.build_attack` looks a name up.
 Adding a recipe: one file with an :class:`~.recipe.SORecipe` subclass (``name``, ``PARAMS``
-with paper-cited defaults, ``_build``) and one entry in ``RECIPES``.
+with paper-cited defaults, ``build`` returning a ``GuardedAttack``) and one entry in ``RECIPES``.
 
 Importing this package imports TextAttack (the recipes subclass its ``AttackRecipe``).
 """
@@ -12,7 +12,7 @@ Importing this package imports TextAttack (the recipes subclass its ``AttackReci
 from .alzantot_offline import AlzantotOffline
 from .bae_offline import BAEOffline
 from .recipe import SORecipe
-from .second_order import SecondOrderAttack, SecondOrderRecipe
+from .second_order import SecondOrderAttack
 from .so_beam import SOBeam
 from .so_enum import SOEnum
 from .so_random import SORandom
@@ -32,6 +32,5 @@ __all__ = [
     "SORecipe",
     "SPAttack",
     "SecondOrderAttack",
-    "SecondOrderRecipe",
     "TextFoolerOffline",
 ]

@@ -5,7 +5,6 @@ recipe keeps its search, goal and thresholds and takes the two models from the r
 layer, so benchmarks can run it beside our attacks offline.
 """
 
-from textattack import Attack
 from textattack.constraints.pre_transformation import (
     RepeatModification,
     StopwordModification,
@@ -13,6 +12,9 @@ from textattack.constraints.pre_transformation import (
 from textattack.goal_functions import UntargetedClassification
 from textattack.search_methods import GreedyWordSwapWIR
 
+from ..resources import sentence_encoder_constraint
+from ..transformations.word_swap_proposer import WordSwapProposer
+from .input_guard import GuardedAttack
 from .recipe import SORecipe
 
 
@@ -34,27 +36,55 @@ class BAEOffline(SORecipe):
     }
 
     @classmethod
-    def _build(cls, model_wrapper, **p):
-        from ..resources import sentence_encoder_constraint
-        from ..transformations.word_swap_proposer import WordSwapProposer
-
-        transformation = WordSwapProposer(
-            p["masked_lm"], max_candidates=p["max_candidates"], device=p["device"], dtype=p["masked_lm_dtype"]
-        )
-        constraints = [RepeatModification(), StopwordModification()]
-        if p["pos"]:
-            from textattack.constraints.grammaticality import PartOfSpeech
-
-            constraints.append(PartOfSpeech(allow_verb_noun_swap=True))
-        constraints.append(
-            sentence_encoder_constraint(
-                p["sentence_encoder"],
-                threshold=p["similarity_threshold"],
-                metric="cosine",
-                compare_against_original=True,
-                window_size=15,
-                skip_text_shorter_than_window=True,
+    def build(cls, model_wrapper, **params):
+        p = cls.check_params(params)
+        with cls.parameter_errors(params):
+            #
+            # "We perturb an input sentence by either replacing a token or inserting a new token in
+            # the sentence, by means of masking a part of the input and using a LM to fill in the
+            # mask" (BAE-R: replace). TextAttack's BAEGarg2019 keeps the top K = 50 masked-LM
+            # tokens, whole words only -> the masked-LM slot.
+            #
+            transformation = WordSwapProposer(
+                p["masked_lm"], max_candidates=p["max_candidates"], device=p["device"], dtype=p["masked_lm_dtype"]
             )
-        )
-        goal_function = UntargetedClassification(model_wrapper)
-        return Attack(goal_function, constraints, transformation, GreedyWordSwapWIR(wir_method="delete"))
+            #
+            # Don't modify the same word twice or stopwords.
+            #
+            constraints = [RepeatModification(), StopwordModification()]
+            #
+            # "For the R operations we add an additional check for grammatical correctness ... by
+            # filtering out predicted tokens that do not form the same part of speech (POS) as the
+            # original token" (TextAttack's note); off by default here: flair's POS model is a download.
+            #
+            if p["pos"]:
+                # imported here: importing it imports flair (seconds, and a model download on first use)
+                from textattack.constraints.grammaticality import PartOfSpeech
+
+                constraints.append(PartOfSpeech(allow_verb_noun_swap=True))
+            #
+            # "[We] set a threshold of 0.8 for the cosine similarity between USE-based embeddings of
+            # the adversarial and input text", in a window of 15 words; TextAttack: 1 - (1 - 0.8) / π
+            # = 0.936338023 (the BAE code, like TextFooler's, forgets the / π) -> the sentence-encoder slot.
+            #
+            constraints.append(
+                sentence_encoder_constraint(
+                    p["sentence_encoder"],
+                    threshold=p["similarity_threshold"],
+                    metric="cosine",
+                    compare_against_original=True,
+                    window_size=15,
+                    skip_text_shorter_than_window=True,
+                )
+            )
+            #
+            # Goal is untargeted classification.
+            #
+            goal_function = UntargetedClassification(model_wrapper)
+            #
+            # "We estimate the token importance Ii of each token t_i ∈ S = [t1, . . . , tn], by
+            # deleting ti from S and computing the decrease in probability of predicting the correct
+            # label y, similar to (Jin et al., 2019)."
+            #
+            search_method = GreedyWordSwapWIR(wir_method="delete")
+        return GuardedAttack(goal_function, constraints, transformation, search_method, recipe=cls.name)

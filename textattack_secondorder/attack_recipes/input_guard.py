@@ -1,7 +1,7 @@
-"""The input guard every recipe of this package carries: no input row ends a run (docs/methods.md §6).
+"""The guarded attack every recipe of this package builds: no input row ends a run (docs/methods.md §6).
 
-:func:`guard_attack` (called by :meth:`SORecipe.build <.recipe.SORecipe.build>`) puts an
-:class:`InputGuard` in front of ``Attack.attack``. For each row it
+:class:`GuardedAttack` is a ``textattack.Attack`` whose :meth:`~GuardedAttack.attack` lets its
+:class:`InputGuard` judge each row before and after the search. For each row the guard
 
 1. probes the victim once, on the first row (:func:`~..models.probe.probe_model`): a model
    returning NaN or a wrong shape, or raising on ordinary sentences, stops the run at once
@@ -10,20 +10,23 @@
    a bad row becomes a ``SkippedAttackResult`` without calling the model;
 3. cuts a text longer than the victim's limit the way the victim truncates it
    (:func:`~..models.truncation.truncate_for_model`) and says so in ``input_note``;
-4. attacks the row; an exception skips the row with the exception as its reason (logged
-   as a warning), except configuration errors (``ResourceError``, ``ModelProbeError``),
+4. lets the attack run on the row; an exception skips the row with the exception as its reason
+   (logged as a warning), except configuration errors (``ResourceError``, ``ModelProbeError``),
    which end the run;
 5. skips a row whose model scores are NaN/infinite.
 
 Every result carries ``skip_reason`` (``None`` when attacked), ``skip_kind`` (see
 :mod:`~..metrics.skipped_rows`) and ``input_note``; the CSV logger extension writes them
-as columns and the summary table counts the skipped rows.
+as columns and the summary table counts the skipped rows (``summary_metrics``). The guard
+remembers the rows of one run (duplicates); ``textattack``'s ``Attacker`` is extended to reset
+it at the start of a run and to replay the rows before a checkpoint (``plugin/extensions.py``).
 """
 
 import logging
 from collections import OrderedDict
 
 import numpy as np
+from textattack import Attack
 from textattack.attack_results import SkippedAttackResult
 from textattack.goal_function_results import ClassificationGoalFunctionResult, GoalFunctionResultStatus
 from textattack.goal_functions import ClassificationGoalFunction
@@ -32,7 +35,7 @@ from textattack.shared import AttackedText, utils
 from ..metrics.skipped_rows import skipped_rows_metrics
 from ..models.probe import ModelProbeError, check_outputs, model_name, probe_model
 from ..models.truncation import truncate_for_model
-from ..resources.resolution import ResourceError
+from ..resources.errors import ResourceError
 from ..shared.inputs import RowScreen
 
 logger = logging.getLogger(__name__)
@@ -66,15 +69,28 @@ def _columns(example):
     return OrderedDict(text=example)
 
 
-class InputGuard:
-    """Callable put in place of ``attack.attack`` by :func:`guard_attack` (see the module docstring)."""
+class Row:
+    """A row the guard lets through: the text to attack, its label and what the guard noted."""
 
-    def __init__(self, attack, recipe=None):
-        self.attack = attack
+    def __init__(self, text, label, columns, given_label, note, attrs):
+        self.text, self.label, self.columns = text, label, columns
+        self.given_label, self.note, self.attrs = given_label, note, attrs
+
+
+class InputGuard:
+    """Judges the rows of one run for :class:`GuardedAttack` (see the module docstring).
+
+    Args:
+        goal_function: the attack's goal function (its model is probed and checked).
+        recipe: the recipe's name, for log messages.
+    """
+
+    def __init__(self, goal_function, recipe=None):
+        self.goal_function = goal_function
         self.recipe = recipe
         self.num_classes = None
         self.probed = False
-        self.classification = isinstance(attack.goal_function, ClassificationGoalFunction)
+        self.classification = isinstance(goal_function, ClassificationGoalFunction)
         self.screen = RowScreen(labelled=self.classification)
 
     def reset(self):
@@ -95,8 +111,65 @@ class InputGuard:
             self.screen.check(next(iter(columns.values())) if len(columns) == 1 else dict(columns), label)
 
     # -------------------------------------------------------------------------------------------
+    def admit(self, example, ground_truth_output):
+        """Before the search: ``(Row, None)`` for a row to attack, or ``(None, SkippedAttackResult)``."""
+        columns = _columns(example)
+        attrs = (
+            {k: v for k, v in example.attack_attrs.items() if k == "label_names"}
+            if isinstance(example, AttackedText)
+            else {}
+        )
+        if not self.probed and self.classification:
+            self._probe(columns)
+        single = next(iter(columns.values())) if len(columns) == 1 else None
+        label, reason = self.screen.check(single if len(columns) == 1 else dict(columns), ground_truth_output)
+        if reason:
+            logger.info("%s: skipping row %d: %s", self.recipe or "attack", self.screen.rows, reason)
+            return None, self._skipped(columns, ground_truth_output, reason, "input", attrs)
+        label = ground_truth_output if label is None else label
+        note = None
+        if single is not None:
+            cut, note = truncate_for_model(single, self.goal_function.model)
+            if note:
+                logger.warning("%s: row %d %s", self.recipe or "attack", self.screen.rows, note)
+            columns = OrderedDict((k, cut) for k in columns)
+        text = AttackedText(columns if len(columns) > 1 else next(iter(columns.values())))
+        text.attack_attrs.update(attrs)
+        if not text.words:
+            reason = "no words TextAttack can perturb"
+            return None, self._skipped(columns, ground_truth_output, reason, "input", attrs)
+        return Row(text, label, columns, ground_truth_output, note, attrs), None
+
+    def failed(self, row, error):
+        """The search raised ``error`` on ``row``: the row is skipped with the reason (see ``FATAL``)."""
+        reason, kind = self._model_reason(row.text), "model"
+        if reason is None:
+            reason, kind = f"error while attacking: {type(error).__name__}: {error}", "error"
+        self._warn(row.columns, reason)
+        return self._skipped(row.columns, row.given_label, reason, kind, row.attrs)
+
+    def checked(self, result, row):
+        """After the search: ``result`` marked, or skipped when the model's scores are unusable."""
+        raw = result.original_result.raw_output
+        if self.classification and raw is not None:
+            try:
+                check_outputs(
+                    np.asarray(raw.cpu() if hasattr(raw, "cpu") else raw).reshape(1, -1),
+                    1,
+                    model_name(self.goal_function.model),
+                )
+            except ModelProbeError as e:
+                self._warn(row.columns, str(e))
+                reason = f"unusable model output for this row: {e}"
+                return self._skipped(row.columns, row.given_label, reason, "model", row.attrs)
+        if isinstance(result, SkippedAttackResult):
+            reason = getattr(result.original_result, "skip_reason", None) or ALREADY_WRONG
+            return self._mark(result, reason, "method", row.note)
+        return self._mark(result, None, None, row.note)
+
+    # -------------------------------------------------------------------------------------------
     def _probe(self, columns):
-        model = self.attack.goal_function.model
+        model = self.goal_function.model
         texts = [t for t in columns.values() if isinstance(t, str) and t.strip()][:1] if len(columns) == 1 else []
         self.num_classes = probe_model(model, texts)
         self.screen.num_classes = self.num_classes
@@ -121,49 +194,11 @@ class InputGuard:
         text = printable(" | ".join(map(str, columns.values())))
         logger.warning("%s: skipping %r: %s", self.recipe or "attack", text[:60], reason)
 
-    # -------------------------------------------------------------------------------------------
-    def __call__(self, example, ground_truth_output):
-        columns = _columns(example)
-        attrs = (
-            {k: v for k, v in example.attack_attrs.items() if k == "label_names"}
-            if isinstance(example, AttackedText)
-            else {}
-        )
-        if not self.probed and self.classification:
-            self._probe(columns)
-        single = next(iter(columns.values())) if len(columns) == 1 else None
-        label, reason = self.screen.check(single if len(columns) == 1 else dict(columns), ground_truth_output)
-        if reason:
-            logger.info("%s: skipping row %d: %s", self.recipe or "attack", self.screen.rows, reason)
-            return self._skipped(columns, ground_truth_output, reason, "input", attrs)
-        label = ground_truth_output if label is None else label
-        note = None
-        if single is not None:
-            cut, note = truncate_for_model(single, self.attack.goal_function.model)
-            if note:
-                logger.warning("%s: row %d %s", self.recipe or "attack", self.screen.rows, note)
-            columns = OrderedDict((k, cut) for k in columns)
-        text = AttackedText(columns if len(columns) > 1 else next(iter(columns.values())))
-        text.attack_attrs.update(attrs)
-        if not text.words:
-            return self._skipped(columns, ground_truth_output, "no words TextAttack can perturb", "input", attrs)
-        try:
-            result = type(self.attack).attack(self.attack, text, label)
-        except FATAL:
-            raise
-        except Exception as e:  # noqa: BLE001 - one row never ends the run
-            reason, kind = self._model_reason(text), "model"
-            if reason is None:
-                reason, kind = f"error while attacking: {type(e).__name__}: {e}", "error"
-            self._warn(columns, reason)
-            return self._skipped(columns, ground_truth_output, reason, kind, attrs)
-        return self._check_result(result, columns, ground_truth_output, note, attrs)
-
     def _model_reason(self, text):
         """Why the model's scores for ``text`` are unusable (NaN, shape), or ``None``."""
         if not self.classification:
             return None
-        model = self.attack.goal_function.model
+        model = self.goal_function.model
         try:
             check_outputs(model([text.tokenizer_input]), 1, model_name(model), self.num_classes)
         except ModelProbeError as e:
@@ -172,32 +207,32 @@ class InputGuard:
             return None
         return None
 
-    def _check_result(self, result, columns, label, note, attrs):
-        raw = result.original_result.raw_output
-        if self.classification and raw is not None:
-            try:
-                check_outputs(
-                    np.asarray(raw.cpu() if hasattr(raw, "cpu") else raw).reshape(1, -1),
-                    1,
-                    model_name(self.attack.goal_function.model),
-                )
-            except ModelProbeError as e:
-                self._warn(columns, str(e))
-                return self._skipped(columns, label, f"unusable model output for this row: {e}", "model", attrs)
-        if isinstance(result, SkippedAttackResult):
-            reason = getattr(result.original_result, "skip_reason", None) or ALREADY_WRONG
-            return self._mark(result, reason, "method", note)
-        return self._mark(result, None, None, note)
 
+class GuardedAttack(Attack):
+    """A ``textattack.Attack`` whose rows pass an :class:`InputGuard` (docs/methods.md §6).
 
-def guard_attack(attack, recipe=None):
-    """Put an :class:`InputGuard` in front of ``attack.attack`` and add its summary rows (idempotent)."""
-    if isinstance(attack.__dict__.get("attack"), InputGuard):
-        return attack
-    guard = InputGuard(attack, recipe)
-    attack.input_guard = guard
-    attack.attack = guard
-    metrics = dict(getattr(attack, "summary_metrics", None) or {})
-    metrics.update(skipped_rows_metrics())
-    attack.summary_metrics = metrics
-    return attack
+    Built like ``Attack`` from a goal function, constraints, a transformation and a search
+    method, plus the recipe's name (for log messages) and its own summary rows; the rows of
+    skipped inputs are added to them. ``input_guard`` is the guard (reset and replayed by the
+    ``Attacker`` extension); everything is plain attributes, so the attack pickles for
+    TextAttack's checkpoints and ``--parallel`` workers.
+    """
+
+    def __init__(self, goal_function, constraints, transformation, search_method, recipe=None, summary_metrics=None):
+        super().__init__(goal_function, constraints, transformation, search_method)
+        self.input_guard = InputGuard(goal_function, recipe)
+        # rows our Attacker extension adds to TextAttack's summary table
+        self.summary_metrics = {**(summary_metrics or {}), **skipped_rows_metrics()}
+
+    def attack(self, example, ground_truth_output):
+        """``Attack.attack`` on the row the guard admits; a skipped row's result says why."""
+        row, skipped = self.input_guard.admit(example, ground_truth_output)
+        if skipped is not None:
+            return skipped
+        try:
+            result = super().attack(row.text, row.label)
+        except FATAL:
+            raise
+        except Exception as e:  # noqa: BLE001 - one row never ends the run
+            return self.input_guard.failed(row, e)
+        return self.input_guard.checked(result, row)

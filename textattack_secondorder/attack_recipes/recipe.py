@@ -1,9 +1,16 @@
-"""Base class of our recipes: named parameters with paper defaults, checked, and the input guard
-(docs/methods.md §6)."""
+"""Base class of our recipes: named parameters with paper defaults, checked (docs/methods.md §6).
+
+Each recipe's ``build`` reads like TextAttack's: it checks its parameters
+(:meth:`SORecipe.check_params`), assembles transformation, constraints, goal function and search
+method inside ``with cls.parameter_errors(params):`` and returns a
+:class:`~.input_guard.GuardedAttack`.
+"""
+
+from contextlib import contextmanager
 
 from textattack.attack_recipes import AttackRecipe
 
-from ..resources.resolution import ResourceError
+from ..resources.errors import ResourceError
 from ..shared.recipe_params import RecipeParameterError  # noqa: F401  (raised by recipes; one home)
 
 # What each numeric or string parameter allows, by name (the same name means the same thing in every
@@ -79,9 +86,9 @@ def check_value(recipe, name, value, default):
 class SORecipe(AttackRecipe):
     """An attack recipe whose ``build`` takes keyword parameters.
 
-    Subclasses set ``name`` (the ``--recipe`` name), ``PARAMS`` (parameter ->
-    ``(default, help)``; the help cites where the default comes from) and
-    implement ``_build(model_wrapper, **params)``. From the command line:
+    Subclasses set ``name`` (the ``--recipe`` name) and ``PARAMS`` (parameter ->
+    ``(default, help)``; the help cites where the default comes from) and define
+    ``build(model_wrapper, **params)``. From the command line:
     ``textattack attack --recipe "NAME^param=value,..."``; from Python:
     ``Recipe.build(model_wrapper, param=value)``.
     """
@@ -95,6 +102,11 @@ class SORecipe(AttackRecipe):
 
     @classmethod
     def check_params(cls, params):
+        """The recipe's settings: ``params`` over the defaults.
+
+        Raises :class:`RecipeParameterError` for a parameter that is unknown, of the wrong type
+        or out of range.
+        """
         unknown = sorted(set(params) - set(cls.PARAMS))
         if unknown:
             valid = ", ".join(f"{k} (default {v[0]!r})" for k, v in cls.PARAMS.items())
@@ -109,27 +121,20 @@ class SORecipe(AttackRecipe):
         return settings
 
     @classmethod
-    def build(cls, model_wrapper, **params):
-        """The attack, with the input guard in front of it (docs/methods.md §6).
+    @contextmanager
+    def parameter_errors(cls, params):
+        """Errors while the attack is assembled from ``params``, told as this recipe's.
 
-        Raises :class:`RecipeParameterError` for a parameter that is unknown, of the wrong type
-        or out of range, or that names a file that cannot be read; ``ResourceError`` when a
-        resource slot cannot be filled.
+        A file named by a parameter that is missing or malformed (``OSError``, ``ValueError``)
+        becomes a :class:`RecipeParameterError` naming the recipe and the parameters given; a
+        resource slot that cannot be filled stays a ``ResourceError``, with the recipe's name.
         """
-        from .input_guard import guard_attack
-
-        settings = cls.check_params(params)
         try:
-            attack = cls._build(model_wrapper, **settings)
+            yield
         except RecipeParameterError:
             raise
         except ResourceError as e:
             raise ResourceError(f"recipe '{cls.name}': {e}") from e
-        except (OSError, ValueError) as e:  # e.g. a file named by a parameter is missing or malformed
+        except (OSError, ValueError) as e:
             given = ", ".join(f"{k}={v!r}" for k, v in params.items()) or "default parameters"
             raise RecipeParameterError(f"recipe '{cls.name}' ({given}): {type(e).__name__}: {e}") from e
-        return guard_attack(attack, cls.name)
-
-    @classmethod
-    def _build(cls, model_wrapper, **params):  # pragma: no cover - abstract
-        raise NotImplementedError

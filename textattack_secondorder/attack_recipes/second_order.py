@@ -16,27 +16,22 @@ away. These recipes search the masked-LM neighbourhood of ``x0`` for a
     textattack attack --recipe "so-beam^beam_width=10,max_depth=4" ...
 
 From Python: ``SOBeam.build(model_wrapper, beam_width=10)`` with ``textattack.Attacker``.
+
+Each recipe's ``build`` is in its own file (``so_beam.py``, ``so_enum.py``, ``so_random.py``);
+this module holds what the three share: their common parameters, the goal function with its two
+constraints (:func:`double_perturbation_goal`) and the attack class.
 """
 
-from textattack import Attack
+from ..constraints import PatchWordModification, PatchWordsUnique
+from ..goal_functions.second_order import SecondOrderClassification
+from ..resources import load_synonyms
+from ..transformations.neighborhood import DELTA, KAPPA
+from .input_guard import GuardedAttack
 
-from ..goal_functions.second_order import PatchWordModification, PatchWordsUnique, SecondOrderClassification
-from ..metrics.second_order import second_order_summary_metrics
-from ..transformations.neighborhood import DELTA, KAPPA, WordSwapNeighborhood
-from .recipe import SORecipe
 
-
-class SecondOrderAttack(Attack):
-    """An ``Attack`` whose search can batch the neighbourhood proposals of a whole step.
-
-    Also carries ``summary_metrics`` (rows our extension adds to TextAttack's summary table).
-    """
-
-    def __init__(self, goal_function, constraints, transformation, search_method, summary_metrics=None):
-        super().__init__(goal_function, constraints, transformation, search_method)
-        if hasattr(transformation, "prefetch"):
-            search_method.prefetch_transformations = transformation.prefetch
-        self.summary_metrics = summary_metrics or {}
+class SecondOrderAttack(GuardedAttack):
+    """A guarded attack whose transformation (``WordSwapNeighborhood``) keeps a per-example cache
+    of masked-LM proposals: it is cleared with TextAttack's caches after every example."""
 
     def clear_cache(self, recursive=True):
         super().clear_cache(recursive)
@@ -74,24 +69,25 @@ COMMON_PARAMS = {
 }
 
 
-class SecondOrderRecipe(SORecipe):
-    """Shared build of SO-Beam, SO-Enum and SO-Random: only the search method differs (``_search``)."""
+def double_perturbation_goal(model_wrapper, p):
+    """The goal function of paper §3 and the two constraints that keep its patch swap valid.
 
-    @classmethod
-    def _search(cls, p):
-        raise NotImplementedError
-
-    @classmethod
-    def _build(cls, model_wrapper, **p):
-        from ..resources import load_synonyms
-
-        synonyms = load_synonyms(p["synonyms"])
-        # "Every candidate costs two model outputs (x and x ⊕ p)" -> query budget counts both.
-        goal_function = SecondOrderClassification(model_wrapper, synonyms, query_budget=p["query_budget"])
-        transformation = WordSwapNeighborhood(
-            p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"], dtype=p["masked_lm_dtype"]
-        )
-        # "The positions holding the patch word are never modified."
-        constraints = [PatchWordModification(goal_function), PatchWordsUnique(goal_function)]
-        metrics = second_order_summary_metrics(p["perplexity"], p["causal_lm"], p["device"])
-        return SecondOrderAttack(goal_function, constraints, transformation, cls._search(p), metrics)
+    ``p``: the recipe's settings (``synonyms``, ``query_budget``). Returns ``(goal_function,
+    constraints)``.
+    """
+    #
+    # §3.1: "a patch pair p = (p1, p2) is a synonym swap": the pair the model reacts to most
+    # (docs/methods.md §1.2), from the counter-fitted synonym list of Jia et al. (2019).
+    # §3, Eq. 2: x is vulnerable when F(x; p) = f(x ⊕ p) - f(x) != 0; candidates are ranked by
+    # the loss of Eq. 4. Every candidate costs two model outputs (x and x ⊕ p): the query
+    # budget counts both.
+    #
+    goal_function = SecondOrderClassification(
+        model_wrapper, load_synonyms(p["synonyms"]), query_budget=p["query_budget"]
+    )
+    #
+    # Algorithm 1: the position holding the patch word p1 is never modified, and no neighbour
+    # brings p1 or p2 in elsewhere (x ⊕ p stays one swap).
+    #
+    constraints = [PatchWordModification(goal_function), PatchWordsUnique(goal_function)]
+    return goal_function, constraints

@@ -1,14 +1,28 @@
-"""SO-Beam (Zhang et al. 2021, Algorithm 2; docs/methods.md §1.4): beam search over the natural neighbourhood.
+"""
+SO-Beam: beam search for a vulnerable example (double perturbation)
+===================================================================
 
-textattack attack --recipe "so-beam^..." --model-from-file recipes/models/mr_cnn.py ...
+Zhang, C., Zhao, J., Zhang, H., Chang, K.-W., Hsieh, C.-J. (2021). "Double Perturbation: On the
+Robustness of Robustness and Counterfactual Bias Evaluation." NAACL 2021, Algorithm 2.
+https://arxiv.org/abs/2104.05232 (docs/methods.md §1)
+
+    textattack attack --recipe "so-beam^beam_width=10,max_depth=4" --model-from-file recipes/models/mr_cnn.py ...
 """
 
-from ..search_methods.second_order import SecondOrderBeamSearch
-from .second_order import COMMON_PARAMS, SecondOrderRecipe
+from ..metrics.second_order import second_order_summary_metrics
+from ..search_methods import SecondOrderBeamSearch
+from ..transformations.neighborhood import WordSwapNeighborhood
+from .recipe import SORecipe
+from .second_order import COMMON_PARAMS, SecondOrderAttack, double_perturbation_goal
 
 
-class SOBeam(SecondOrderRecipe):
-    """SO-Beam (paper Algorithm 2): beam search over the neighbourhood minimising Eq. 4."""
+class SOBeam(SORecipe):
+    """SO-Beam (paper Algorithm 2): beam search over the natural neighbourhood minimising Eq. 4.
+
+    A model can be robust on a test sentence ``x0`` (the synonym swap ``p`` leaves its prediction
+    alone) and fragile on a natural sentence ``x̃0`` a few words away: SO-Beam searches the
+    masked-LM neighbourhood of ``x0`` for a *vulnerable example*, ``f(x̃0 ⊕ p) != f(x̃0)``.
+    """
 
     name = "so-beam"
     PARAMS = dict(
@@ -25,7 +39,38 @@ class SOBeam(SecondOrderRecipe):
     )
 
     @classmethod
-    def _search(cls, p):
-        return SecondOrderBeamSearch(
-            beam_width=p["beam_width"], max_depth=p["max_depth"], expand_chunk=p["expand_chunk"]
+    def build(cls, model_wrapper, **params):
+        p = cls.check_params(params)
+        with cls.parameter_errors(params):
+            #
+            # Goal (paper §3, Eq. 2-4): find x near x0 with f(x ⊕ p) != f(x) for the patch pair p of
+            # x0; the patch position is never modified (goal function + its two constraints).
+            #
+            goal_function, constraints = double_perturbation_goal(model_wrapper, p)
+            #
+            # Algorithm 1: Neighbor_1(x) masks each word in turn and keeps the masked LM's tokens with
+            # L > max(L[κ], L[0] - δ), "empirically set" κ = 20, δ = 3; paper masked LM: DistilBERT.
+            #
+            transformation = WordSwapNeighborhood(
+                p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"], dtype=p["masked_lm_dtype"]
+            )
+            #
+            # Algorithm 2: start from the beam {x0}; for i = 1..k expand every member by Neighbor_1 and
+            # evaluate the candidates; "if any is vulnerable return the one with largest |F|", otherwise
+            # keep the β = 20 candidates with the lowest loss; k = 6 (§3.3.1, large neighbourhood).
+            # "Stop earlier if we find a vulnerable example" (§3.2): members are expanded expand_chunk
+            # at a time, best first, with their masked sentences batched (docs/methods.md §9.1).
+            #
+            search_method = SecondOrderBeamSearch(
+                beam_width=p["beam_width"],
+                max_depth=p["max_depth"],
+                expand_chunk=p["expand_chunk"],
+                prefetch=transformation.prefetch,
+            )
+            #
+            # Summary rows of a second-order run (docs/methods.md §1.5): victim accuracy, perplexity.
+            #
+            metrics = second_order_summary_metrics(p["perplexity"], p["causal_lm"], p["device"])
+        return SecondOrderAttack(
+            goal_function, constraints, transformation, search_method, recipe=cls.name, summary_metrics=metrics
         )

@@ -1,13 +1,22 @@
-"""SO-Enum (Zhang et al. 2021; docs/methods.md §1.4): enumerate the neighbourhood, closest first.
+"""
+SO-Enum: the closest vulnerable example by enumeration (double perturbation)
+============================================================================
 
-textattack attack --recipe "so-enum^..." --model-from-file recipes/models/mr_cnn.py ...
+Zhang, C., Zhao, J., Zhang, H., Chang, K.-W., Hsieh, C.-J. (2021). "Double Perturbation: On the
+Robustness of Robustness and Counterfactual Bias Evaluation." NAACL 2021, §3.2 ("brute-force
+attack"). https://arxiv.org/abs/2104.05232 (docs/methods.md §1)
+
+    textattack attack --recipe "so-enum^max_distance=2" --model-from-file recipes/models/mr_cnn.py ...
 """
 
-from ..search_methods.second_order import SecondOrderEnumeration
-from .second_order import COMMON_PARAMS, SecondOrderRecipe
+from ..metrics.second_order import second_order_summary_metrics
+from ..search_methods import SecondOrderEnumeration
+from ..transformations.neighborhood import WordSwapNeighborhood
+from .recipe import SORecipe
+from .second_order import COMMON_PARAMS, SecondOrderAttack, double_perturbation_goal
 
 
-class SOEnum(SecondOrderRecipe):
+class SOEnum(SORecipe):
     """SO-Enum: enumerate Neighbor_k(x0), closest first; returns a closest vulnerable example."""
 
     name = "so-enum"
@@ -19,5 +28,29 @@ class SOEnum(SecondOrderRecipe):
     )
 
     @classmethod
-    def _search(cls, p):
-        return SecondOrderEnumeration(max_distance=p["max_distance"], eval_batch_size=p["eval_batch_size"])
+    def build(cls, model_wrapper, **params):
+        p = cls.check_params(params)
+        with cls.parameter_errors(params):
+            #
+            # Goal (paper §3, Eq. 2-3): find x near x0 with f(x ⊕ p) != f(x) for the patch pair p of
+            # x0; the patch position is never modified (goal function + its two constraints).
+            #
+            goal_function, constraints = double_perturbation_goal(model_wrapper, p)
+            #
+            # Algorithm 1: the natural neighbourhood, κ = 20, δ = 3 (as for SO-Beam).
+            #
+            transformation = WordSwapNeighborhood(
+                p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"], dtype=p["masked_lm_dtype"]
+            )
+            #
+            # §3.2, brute force: enumerate Neighbor_k(x0) level by level, every sentence at distance 1
+            # before any at distance 2, and stop at the first vulnerable one (a closest one);
+            # k = 2 (§3.3.1, small neighbourhood), guarded by a 100,000-query budget (authors' code).
+            #
+            search_method = SecondOrderEnumeration(
+                max_distance=p["max_distance"], eval_batch_size=p["eval_batch_size"], prefetch=transformation.prefetch
+            )
+            metrics = second_order_summary_metrics(p["perplexity"], p["causal_lm"], p["device"])
+        return SecondOrderAttack(
+            goal_function, constraints, transformation, search_method, recipe=cls.name, summary_metrics=metrics
+        )

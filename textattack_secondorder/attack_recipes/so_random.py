@@ -1,13 +1,22 @@
-"""Random baseline of the double-perturbation paper (Zhang et al. 2021, A.1; docs/methods.md §1.4).
+"""
+SO-Random: the random baseline of the double-perturbation paper
+===============================================================
 
-textattack attack --recipe "so-random^..." --model-from-file recipes/models/mr_cnn.py ...
+Zhang, C., Zhao, J., Zhang, H., Chang, K.-W., Hsieh, C.-J. (2021). "Double Perturbation: On the
+Robustness of Robustness and Counterfactual Bias Evaluation." NAACL 2021, appendix A.1.
+https://arxiv.org/abs/2104.05232 (docs/methods.md §1.4)
+
+    textattack attack --recipe "so-random^seed=1" --model-from-file recipes/models/mr_cnn.py ...
 """
 
-from ..search_methods.second_order import RandomNeighborhoodWalk
-from .second_order import COMMON_PARAMS, SecondOrderRecipe
+from ..metrics.second_order import second_order_summary_metrics
+from ..search_methods import RandomNeighborhoodWalk
+from ..transformations.neighborhood import WordSwapNeighborhood
+from .recipe import SORecipe
+from .second_order import COMMON_PARAMS, SecondOrderAttack, double_perturbation_goal
 
 
-class SORandom(SecondOrderRecipe):
+class SORandom(SORecipe):
     """Random baseline (paper A.1): random walk of up to 6 substitutions in the same neighbourhood."""
 
     name = "so-random"
@@ -19,5 +28,28 @@ class SORandom(SecondOrderRecipe):
     )
 
     @classmethod
-    def _search(cls, p):
-        return RandomNeighborhoodWalk(max_depth=p["max_depth"], seed=p["seed"])
+    def build(cls, model_wrapper, **params):
+        p = cls.check_params(params)
+        with cls.parameter_errors(params):
+            #
+            # Goal (paper §3, Eq. 2): the same as SO-Beam's (goal function + its two constraints).
+            #
+            goal_function, constraints = double_perturbation_goal(model_wrapper, p)
+            #
+            # The same neighbourhood as SO-Beam (Algorithm 1, κ = 20, δ = 3).
+            #
+            transformation = WordSwapNeighborhood(
+                p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"], dtype=p["masked_lm_dtype"]
+            )
+            #
+            # A.1: "randomly replacing up to 6 words": each step moves to one neighbour drawn uniformly
+            # at random (seeded) and continues from it. The paper reports 15-25 % success against
+            # 77-96 % for SO-Beam: the loss of Eq. 4 is what makes SO-Beam work.
+            #
+            search_method = RandomNeighborhoodWalk(
+                max_depth=p["max_depth"], seed=p["seed"], prefetch=transformation.prefetch
+            )
+            metrics = second_order_summary_metrics(p["perplexity"], p["causal_lm"], p["device"])
+        return SecondOrderAttack(
+            goal_function, constraints, transformation, search_method, recipe=cls.name, summary_metrics=metrics
+        )

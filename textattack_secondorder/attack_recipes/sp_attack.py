@@ -2,6 +2,9 @@
 SP-Attack: single-word perturbation attack (Xu et al., "Single Word Change is All You Need")
 ===========================================================================================
 
+Xu et al., "Single Word Change is All You Need: Designing Attacks and Defenses for Text
+Classifiers", §4 (docs/methods.md §2.3).
+
 Change exactly one word of the sentence, into one of the top-M words by flip
 capability κ (computed by EUBA, ``textattack-so flip-capability``), choosing among
 the misclassified candidates by similarity and fluency.
@@ -17,10 +20,16 @@ refused for a model without 2 outputs) and caches it under a content key
 (``evaluation/flip_capability/cache.py``); later runs with the same model and data reuse it.
 """
 
-from textattack import Attack
 from textattack.goal_functions import UntargetedClassification
 
-from .recipe import SORecipe
+from ..datasets.examples import load_examples
+from ..evaluation.flip_capability import FlipCapabilityResult
+from ..evaluation.flip_capability.cache import KappaDataError, cached_flip_capability, check_kappa_labels
+from ..models.probe import probe_model
+from ..search_methods import SPAttackSearch
+from ..transformations.word_swap_word_list import WordSwapWordList
+from .input_guard import GuardedAttack
+from .recipe import RecipeParameterError, SORecipe
 
 
 class SPAttack(SORecipe):
@@ -52,30 +61,45 @@ class SPAttack(SORecipe):
     }
 
     @classmethod
-    def _build(cls, model_wrapper, **p):
-        from ..evaluation.flip_capability import FlipCapabilityResult
-        from ..search_methods.sp_attack import SPAttackSearch
-        from ..transformations.word_swap_word_list import WordSwapWordList
-
-        kappa = p["kappa"]
-        if kappa is None:
-            kappa = cls.kappa_from_data(model_wrapper, p["kappa_dataset"], p["kappa_examples"], p["kappa_m"])
-        elif not isinstance(kappa, FlipCapabilityResult):
-            kappa = FlipCapabilityResult.load(kappa)
-        # "Take the top M = 50 words by κ" -> the pool is l × M single-word perturbations.
-        transformation = WordSwapWordList(kappa.top_words(p["top_m"]))
-        goal_function = UntargetedClassification(model_wrapper)
-        search = SPAttackSearch(
-            max_successes=p["max_successes"],
-            query_batch_size=p["query_batch_size"],
-            weighting=p["weighting"],
-            similarity_threshold=p["similarity_threshold"],
-            sentence_encoder=p["sentence_encoder"],
-            causal_lm=p["causal_lm"],
-            seed=p["seed"],
-            device=p["device"],
-        )
-        return Attack(goal_function, [], transformation, search)
+    def build(cls, model_wrapper, **params):
+        p = cls.check_params(params)
+        with cls.parameter_errors(params):
+            #
+            # §2 (docs/methods.md §2.1-2.2): the flip capability κ(w) of a word is the share of
+            # training sentences it misclassifies by replacing one word; EUBA computes it (or a
+            # saved κ is read).
+            #
+            kappa = p["kappa"]
+            if kappa is None:
+                kappa = cls.kappa_from_data(model_wrapper, p["kappa_dataset"], p["kappa_examples"], p["kappa_m"])
+            elif not isinstance(kappa, FlipCapabilityResult):
+                kappa = FlipCapabilityResult.load(kappa)
+            #
+            # §4: "Take the top M = 50 words by κ": the pool is every sentence with exactly one of its
+            # l words replaced by one of them (l × M single-word perturbations).
+            #
+            transformation = WordSwapWordList(kappa.top_words(p["top_m"]))
+            #
+            # Untargeted: a success is a misclassified candidate.
+            #
+            goal_function = UntargetedClassification(model_wrapper)
+            #
+            # §4: the pool is shuffled (seeded) and queried in batches until k = 50 misclassified
+            # candidates are found; among those with sentence-encoder cosine > 0.8 (§6.1) the output
+            # maximises α · cos(H(x'), H(x)) - β · PPL(x') / PPL(x), α = 3, β = 20 (Eq. 4; the
+            # authors' code: 20 and 3, weighting="code").
+            #
+            search_method = SPAttackSearch(
+                max_successes=p["max_successes"],
+                query_batch_size=p["query_batch_size"],
+                weighting=p["weighting"],
+                similarity_threshold=p["similarity_threshold"],
+                sentence_encoder=p["sentence_encoder"],
+                causal_lm=p["causal_lm"],
+                seed=p["seed"],
+                device=p["device"],
+            )
+        return GuardedAttack(goal_function, [], transformation, search_method, recipe=cls.name)
 
     @classmethod
     def kappa_from_data(cls, model_wrapper, dataset, limit, m):
@@ -83,11 +107,6 @@ class SPAttack(SORecipe):
 
         Refuses data whose labels the model cannot have (:class:`RecipeParameterError`, one line).
         """
-        from ..datasets.examples import load_examples
-        from ..evaluation.flip_capability.cache import KappaDataError, cached_flip_capability, check_kappa_labels
-        from ..models.probe import probe_model
-        from .recipe import RecipeParameterError
-
         outputs = probe_model(model_wrapper)
         try:
             check_kappa_labels(outputs, dataset)  # a known dataset is refused before it is loaded

@@ -21,7 +21,6 @@ cannot be reached, and the recipe that shows the registration mechanism working
 end to end.
 """
 
-from textattack import Attack
 from textattack.constraints.pre_transformation import (
     InputColumnModification,
     RepeatModification,
@@ -30,7 +29,10 @@ from textattack.constraints.pre_transformation import (
 from textattack.goal_functions import UntargetedClassification
 from textattack.search_methods import GreedyWordSwapWIR
 
+from ..resources import load_synonyms, sentence_encoder_constraint
 from ..resources.stopwords import TEXTFOOLER_STOPWORDS
+from ..transformations.word_swap_synonym_list import WordSwapSynonymList
+from .input_guard import GuardedAttack
 from .recipe import SORecipe
 
 
@@ -59,31 +61,54 @@ class TextFoolerOffline(SORecipe):
     }
 
     @classmethod
-    def _build(cls, model_wrapper, **p):
-        from textattack_secondorder.resources import load_synonyms, sentence_encoder_constraint
-        from textattack_secondorder.transformations.word_swap_synonym_list import WordSwapSynonymList
+    def build(cls, model_wrapper, **params):
+        p = cls.check_params(params)
+        with cls.parameter_errors(params):
+            #
+            # Swap words with their 50 closest embedding nearest-neighbors (counter-fitted PARAGRAM-SL999
+            # vectors, minimum cosine 0.5; TextAttack's TextFoolerJin2019) -> the synonyms slot's
+            # neighbour list, already thresholded (docs/methods.md §5.5).
+            #
+            transformation = WordSwapSynonymList(load_synonyms(p["synonyms"]), max_candidates=p["max_candidates"])
+            #
+            # Don't modify the same word twice or TextFooler's stopwords.
+            #
+            constraints = [RepeatModification(), StopwordModification(stopwords=TEXTFOOLER_STOPWORDS)]
+            #
+            # During entailment, only edit the hypothesis.
+            #
+            constraints.append(InputColumnModification(["premise", "hypothesis"], {"premise"}))
+            #
+            # Only replace words with the same part of speech (or nouns with verbs); off by default
+            # here: flair's POS model is a download.
+            #
+            if p["pos"]:
+                # imported here: importing it imports flair (seconds, and a model download on first use)
+                from textattack.constraints.grammaticality import PartOfSpeech
 
-        # "Swap words with their 50 closest embedding nearest-neighbors" -> the synonyms slot.
-        transformation = WordSwapSynonymList(load_synonyms(p["synonyms"]), max_candidates=p["max_candidates"])
-        # Don't modify the same word twice or TextFooler's stopwords.
-        constraints = [RepeatModification(), StopwordModification(stopwords=TEXTFOOLER_STOPWORDS)]
-        # During entailment, only edit the hypothesis.
-        constraints.append(InputColumnModification(["premise", "hypothesis"], {"premise"}))
-        if p["pos"]:
-            from textattack.constraints.grammaticality import PartOfSpeech
-
-            constraints.append(PartOfSpeech(allow_verb_noun_swap=True))
-        if p["use_sentence_encoder"]:
-            constraints.append(
-                sentence_encoder_constraint(
-                    p["sentence_encoder"],
-                    threshold=p["similarity_threshold"],
-                    metric="angular",
-                    compare_against_original=False,
-                    window_size=15,
-                    skip_text_shorter_than_window=True,
+                constraints.append(PartOfSpeech(allow_verb_noun_swap=True))
+            #
+            # Universal Sentence Encoder with a minimum angular similarity of ε = 0.5 in a 15-word
+            # window; TextFooler's code forgets to divide the angle by π: 1 - 0.5 / π = 0.840845057
+            # (TextAttack's note) -> the sentence-encoder slot.
+            #
+            if p["use_sentence_encoder"]:
+                constraints.append(
+                    sentence_encoder_constraint(
+                        p["sentence_encoder"],
+                        threshold=p["similarity_threshold"],
+                        metric="angular",
+                        compare_against_original=False,
+                        window_size=15,
+                        skip_text_shorter_than_window=True,
+                    )
                 )
-            )
-        goal_function = UntargetedClassification(model_wrapper)
-        search_method = GreedyWordSwapWIR(wir_method=p["wir_method"])
-        return Attack(goal_function, constraints, transformation, search_method)
+            #
+            # Goal is untargeted classification.
+            #
+            goal_function = UntargetedClassification(model_wrapper)
+            #
+            # Greedily swap words with "Word Importance Ranking" (TextFooler: by deletion).
+            #
+            search_method = GreedyWordSwapWIR(wir_method=p["wir_method"])
+        return GuardedAttack(goal_function, constraints, transformation, search_method, recipe=cls.name)

@@ -24,7 +24,6 @@ import logging
 import time
 
 import numpy as np
-from textattack.constraints import Constraint, PreTransformationConstraint
 from textattack.goal_function_results import ClassificationGoalFunctionResult, GoalFunctionResultStatus
 from textattack.goal_functions import ClassificationGoalFunction
 from textattack.shared import utils
@@ -207,40 +206,3 @@ class SecondOrderClassification(ClassificationGoalFunction):
 
     def extra_repr_keys(self):
         return super().extra_repr_keys()
-
-
-class PatchWordModification(PreTransformationConstraint):
-    """Never modify the position holding the patch word ``p1`` (paper Algorithm 1)."""
-
-    def __init__(self, goal_function):
-        self.goal_function = goal_function
-
-    def _get_modifiable_indices(self, current_text):
-        indices = set(range(len(current_text.words)))
-        patch = self.goal_function.patch
-        if patch is not None:
-            indices.discard(patch.index)
-        return indices
-
-    def extra_repr_keys(self):
-        return []
-
-
-class PatchWordsUnique(Constraint):
-    """Reject neighbours that insert ``p1`` or ``p2`` elsewhere (``x ⊕ p`` must stay one swap)."""
-
-    def __init__(self, goal_function):
-        super().__init__(compare_against_original=False)
-        self.goal_function = goal_function
-
-    def _check_constraint(self, transformed_text, reference_text):
-        patch = self.goal_function.patch
-        if patch is None:
-            return True
-        for i in transformed_text.attack_attrs.get("newly_modified_indices", ()):
-            if transformed_text.words[i].lower() in (patch.p1, patch.p2):
-                return False
-        return True
-
-    def extra_repr_keys(self):
-        return []

@@ -6,9 +6,10 @@
   ``input_note`` (docs/methods.md §6). Other results log exactly as before.
 * ``Attacker.attack_dataset``: an attack with a ``summary_metrics`` dict (our
   recipes set it) adds those rows to the summary table, as ``AttackArgs(metrics=...)``
-  would; TextAttack's command line has no flag for that. For a guarded attack it also
-  resets the guard's duplicate check and reads rows so that one that cannot be read is
-  skipped with the reason instead of ending the run.
+  would; TextAttack's command line has no flag for that. For a guarded attack
+  (``GuardedAttack``, attack_recipes/input_guard.py) it also resets the guard's duplicate
+  check and reads rows so that one that cannot be read is skipped with the reason instead of
+  ending the run.
 * Weak spots (docs/methods.md §6): ``AttackResult.diff_color`` falls back to plain text when
   ``langdetect`` finds no letters (it raised ``LangDetectException`` and lost the whole CSV
   log); the summary's average queries and perturbed-word % are 0 instead of NaN with a
@@ -184,6 +185,10 @@ def _extend_attacker():
                 self.attack_args.metrics = merged
                 if self.attack_log_manager is not None:
                     self.attack_log_manager.metrics = merged
+            # A GuardedAttack (attack_recipes/input_guard.py) judges rows, but TextAttack's Attacker tells an
+            # attack neither that a run starts (the duplicate check must start afresh), nor which rows a
+            # resumed checkpoint already attacked (they must be judged again), and it reads rows itself, so
+            # a row that raises when read ends the run before any attack sees it.
             guard = getattr(self.attack, "input_guard", None)
             if guard is not None:
                 guard.reset()

@@ -1,0 +1,63 @@
+"""SO-Beam's search (Zhang et al. 2021, Algorithm 2; docs/methods.md §1.4, §9): beam search minimising Eq. 4."""
+
+from .neighborhood_search import SUCCEEDED, NeighborhoodSearch
+
+
+class SecondOrderBeamSearch(NeighborhoodSearch):
+    """SO-Beam (paper Algorithm 2): beam search minimising the loss of Eq. 4.
+
+    Each step expands the beam members best first, ``expand_chunk`` of them at a time (their
+    masked copies go through the masked LM in one batch, their candidates and patched twins
+    through the victim in one call), and stops at the first chunk whose candidates hold a
+    vulnerable example ("stop earlier if we find a vulnerable example", paper §3.2). The
+    neighbourhood, the success rate and the distance of what is found are those of the full
+    step (a step without a vulnerable candidate expands every member, as before); among
+    several vulnerable candidates of one step the one returned is the best of the chunks
+    expanded so far. ``expand_chunk=None`` expands the whole beam before scoring (the paper's
+    Algorithm 2 to the letter: the best vulnerable candidate of the whole step);
+    docs/methods.md §9 has the agreement and the time of both.
+
+    Args:
+        beam_width: β, candidates kept per step (paper: 20).
+        max_depth: k, maximum number of substitutions (paper: 6).
+        expand_chunk: beam members expanded per batch (default 1; ``None`` or 0: the whole beam).
+        prefetch: the transformation's batched proposal call (see :class:`.NeighborhoodSearch`).
+    """
+
+    def __init__(self, beam_width=20, max_depth=6, expand_chunk=1, prefetch=None):
+        super().__init__(prefetch)
+        self.beam_width = int(beam_width)
+        self.max_depth = int(max_depth)
+        self.expand_chunk = None if not expand_chunk else int(expand_chunk)
+
+    def perform_search(self, initial_result):
+        if initial_result.goal_status == SUCCEEDED:
+            return initial_result
+        x0 = initial_result.attacked_text
+        seen = {x0.text}
+        beam, best = [initial_result], initial_result
+        for _ in range(self.max_depth):
+            chunk = self.expand_chunk or len(beam)
+            results, search_over, any_candidates = [], False, False
+            for c in range(0, len(beam), chunk):
+                candidates = self._expand([r.attacked_text for r in beam[c : c + chunk]], x0, seen)
+                if not candidates:
+                    continue
+                any_candidates = True
+                got, search_over = self.get_goal_results(candidates)
+                results += got
+                if search_over or any(r.goal_status == SUCCEEDED for r in got):
+                    break
+            if not any_candidates or not results:
+                break
+            ranked = sorted(results, key=lambda r: r.score, reverse=True)
+            if ranked[0].score > best.score:
+                best = ranked[0]
+            # "if any is vulnerable return the one with largest |F| (ties: lowest loss)"
+            if best.goal_status == SUCCEEDED or search_over:
+                return best
+            beam = ranked[: self.beam_width]
+        return best
+
+    def extra_repr_keys(self):
+        return ["beam_width", "max_depth", "expand_chunk"]
