@@ -6,10 +6,11 @@ another digest. A wrapper without a torch model is fingerprinted by its outputs 
 probe texts. Used by the κ cache and by the shard keys of sharded runs.
 """
 
-import hashlib
 import json
 
 import numpy as np
+
+from ..shared.digest import Digest
 
 FINGERPRINT_TEXTS = (
     "the film is good and the acting is fine .",
@@ -29,7 +30,7 @@ def _update_tensor(h, name, tensor):
 
 def model_fingerprint(model_wrapper):
     """Hex digest naming the model's weights and vocabulary (see the module docstring)."""
-    h = hashlib.sha256(f"{type(model_wrapper).__module__}.{type(model_wrapper).__qualname__}|".encode())
+    h = Digest(f"{type(model_wrapper).__module__}.{type(model_wrapper).__qualname__}|".encode())
     model = getattr(model_wrapper, "model", None)
     state = None
     if model is not None and hasattr(model, "state_dict"):
@@ -75,8 +76,8 @@ def spec_fingerprint(spec):
     if not path.exists():
         return ""
     files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    h = hashlib.sha256()
+    h = Digest()
     for f in files:
         st = os.stat(f)
         h.update(f"{f.relative_to(path) if path.is_dir() else f.name}|{st.st_size}|{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()[:20]
+    return h.hexdigest(20)
