@@ -175,7 +175,7 @@ def test_cluster_flags_become_one_options_object():
     assert ClusterOptions.from_settings({"shards": None}) == ClusterOptions()
     with pytest.raises(ClusterError, match="gpus-per-worker"):
         ClusterOptions.from_settings({"gpus_per_worker": -1})
-    with pytest.raises(ClusterError, match="shards 0"):
+    with pytest.raises(ClusterError, match="--shards 0"):
         ClusterOptions.from_settings({"shards": 0})
 
 

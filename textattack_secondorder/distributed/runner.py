@@ -70,13 +70,14 @@ class ClusterOptions:
         for name in ("shards", "workers", "threads_per_worker"):
             value = settings.get(name)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
-                raise ClusterError(f"{name} {value!r} is not allowed: must be a whole number >= 1")
+                flag = "--" + name.replace("_", "-")
+                raise ClusterError(f"{flag} {value!r} is not allowed: must be a whole number >= 1")
         gpus = settings.get("gpus_per_worker")
         if gpus is not None:
             try:
                 given["gpus_per_worker"] = float(gpus)
             except (TypeError, ValueError):
-                raise ClusterError(f"gpus_per_worker {gpus!r} is not allowed: must be a number >= 0") from None
+                raise ClusterError(f"--gpus-per-worker {gpus!r} is not allowed: must be a number >= 0") from None
             if given["gpus_per_worker"] < 0:
                 raise ClusterError(f"--gpus-per-worker {gpus} is not allowed: must be >= 0")
         return cls(**given)
