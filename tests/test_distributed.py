@@ -112,6 +112,17 @@ def _tiny_bert(tmp_path):
     return str(path)
 
 
+def test_a_model_file_has_one_fingerprint_whenever_it_is_loaded(tmp_path):
+    """TextAttack loads a .py model as module temp_<time>: the shard keys must not depend on that name."""
+    from textattack_secondorder.models.fingerprint import model_fingerprint
+    from textattack_secondorder.models.loading import load_model_wrapper
+
+    spec = _tiny_bert(tmp_path)
+    a, b = load_model_wrapper(spec), load_model_wrapper(spec)
+    assert type(a.model).__module__ != type(b.model).__module__  # two loads, two temp modules
+    assert model_fingerprint(a) == model_fingerprint(b)
+
+
 def test_sweep_shows_no_per_example_textattack_bars(tmp_path, capfd):
     """A sweep's only bar is over shards: TextAttack's one-example bars would flood a Ray driver's console."""
     from textattack_secondorder.sweeps import run_attack_sweep
