@@ -32,7 +32,7 @@ def figures(stats, wall):
         "wall_seconds": round(wall, 1),
         "startup_seconds": round(stats.startup_seconds, 1),
         "shard_seconds_total": round(sum(stats.shard_seconds), 1),
-        "shards": stats.shards,
+        "shards": stats.num_shards,
         "workers": stats.workers,
         "ray_overhead_per_shard_seconds": round(stats.overhead_per_shard, 3),
         "wall_after_startup_seconds": round(wall - stats.startup_seconds, 1),
@@ -69,27 +69,28 @@ def with_ray(fn, tries=3):
 def kappa_part(args):
     from textattack_secondorder.datasets.examples import load_examples
     from textattack_secondorder.distributed import ClusterOptions
-    from textattack_secondorder.evaluation.flip_capability.sharded import compute_flip_capability_sharded
+    from textattack_secondorder.evaluation.flip_capability import compute_flip_capability
     from textattack_secondorder.models.loading import load_model_wrapper
 
     examples = load_examples("mr", "train", "text", "label", args.kappa_examples)
     model = load_model_wrapper(args.kappa_model)
     rows, kappas = [], []
     for n in args.workers:
-        options = ClusterOptions(ray="local", shards=args.kappa_shards, workers=n, threads_per_worker=1)
-        (result, stats), wall = with_ray(
+        options = ClusterOptions(ray="local", num_shards=args.kappa_shards, workers=n, threads_per_worker=1)
+        result, wall = with_ray(
             functools.partial(
-                compute_flip_capability_sharded,
-                args.kappa_model,
+                compute_flip_capability,
+                model,
                 examples,
-                options,
                 method="euba",
                 m=args.m,
+                options=options,
+                model_spec=args.kappa_model,
                 vocab_limit=args.vocab_limit,
-                model_wrapper=model,
                 progress=False,
             )
         )
+        stats = result.stats
         kappas.append(result.metric.counts.tolist())
         rows.append(dict(figures(stats, wall), rho=round(result.rho, 5), correct=result.metric.num_correct))
         print(f"κ  workers={n}: {rows[-1]}", flush=True)
@@ -117,7 +118,7 @@ def sweep_part(args):
     rows, tables = [], []
     for n in args.workers:
         out = tempfile.mkdtemp(prefix=f"scale-sweep-{n}-")
-        options = ClusterOptions(ray="local", shards=args.sweep_shards, workers=n, threads_per_worker=1)
+        options = ClusterOptions(ray="local", num_shards=args.sweep_shards, workers=n, threads_per_worker=1)
         (table, stats), wall = with_ray(
             functools.partial(
                 run_attack_sweep, args.sweep_victims, [args.sweep_recipe], examples, out, options, progress=False

@@ -90,8 +90,8 @@ def test_one_rule_decides_how_many_shards():
     assert shard_count(100, ClusterOptions(), ray_size=25) == 1
     assert shard_count(100, ClusterOptions(ray="local"), ray_size=25) == 4  # Ray: shards of 25
     assert shard_count(101, ClusterOptions(ray="local"), ray_size=25) == 5
-    assert shard_count(100, ClusterOptions(shards=3), ray_size=25) == 3  # --shards wins
-    assert shard_count(2, ClusterOptions(ray="auto", shards=8), ray_size=25) == 2  # at most one per item
+    assert shard_count(100, ClusterOptions(num_shards=3), ray_size=25) == 3  # --shards wins
+    assert shard_count(2, ClusterOptions(ray="auto", num_shards=8), ray_size=25) == 2  # at most one per item
     assert shard_count(25, None, ray_size=10, local_size=10) == 3  # sweep: resume unit
 
 
@@ -112,6 +112,17 @@ def _tiny_bert(tmp_path):
     return str(path)
 
 
+def test_a_model_file_has_one_fingerprint_whenever_it_is_loaded(tmp_path):
+    """TextAttack loads a .py model as module temp_<time>: the shard keys must not depend on that name."""
+    from textattack_secondorder.models.fingerprint import model_fingerprint
+    from textattack_secondorder.models.loading import load_model_wrapper
+
+    spec = _tiny_bert(tmp_path)
+    a, b = load_model_wrapper(spec), load_model_wrapper(spec)
+    assert type(a.model).__module__ != type(b.model).__module__  # two loads, two temp modules
+    assert model_fingerprint(a) == model_fingerprint(b)
+
+
 def test_sweep_shows_no_per_example_textattack_bars(tmp_path, capfd):
     """A sweep's only bar is over shards: TextAttack's one-example bars would flood a Ray driver's console."""
     from textattack_secondorder.sweeps import run_attack_sweep
@@ -126,49 +137,57 @@ def test_sweep_shows_no_per_example_textattack_bars(tmp_path, capfd):
 @pytest.mark.parametrize("method,m", [("brute", None), ("euba", None)])
 def test_sharded_kappa_equals_single_run(tmp_path, method, m):
     from textattack_secondorder.evaluation.flip_capability import compute_flip_capability
-    from textattack_secondorder.evaluation.flip_capability.sharded import compute_flip_capability_sharded
     from textattack_secondorder.models.loading import load_model_wrapper
 
     spec = _tiny_bert(tmp_path)
     model = load_model_wrapper(spec)
+
+    def sharded(folder, **kw):
+        return compute_flip_capability(
+            model, TEXTS, method=method, m=m, options=ClusterOptions(num_shards=3), folder=folder, progress=False, **kw
+        )
+
     single = compute_flip_capability(model, TEXTS, method=method, m=m, progress=False)
-    sharded, stats = compute_flip_capability_sharded(
-        spec,
-        TEXTS,
-        ClusterOptions(shards=3),
-        method=method,
-        m=m,
-        folder=tmp_path / "shards",
-        model_wrapper=model,
-        progress=False,
-    )
+    assert single.stats.num_shards == 1  # the default run is the same path with one shard
+    result = sharded(tmp_path / "shards")
+    stats = result.stats
     assert stats.computed == 3 and single.metric.num_correct > 0
-    assert np.array_equal(single.metric.counts, sharded.metric.counts)
-    assert single.metric.num_correct == sharded.metric.num_correct and single.rho == sharded.rho
-    # a re-run reuses every shard; a changed setting reuses none
-    _, again = compute_flip_capability_sharded(
-        spec,
-        TEXTS,
-        ClusterOptions(shards=3),
-        method=method,
-        m=m,
-        folder=tmp_path / "shards",
-        model_wrapper=model,
-        progress=False,
-    )
+    assert np.array_equal(single.metric.counts, result.metric.counts)
+    assert single.metric.num_correct == result.metric.num_correct and single.rho == result.rho
+    assert result.settings["shards"] == 3 and "shards" not in single.settings
+    # a re-run reuses every shard; a changed setting reuses none (and, the first run being finished, may start)
+    again = sharded(tmp_path / "shards").stats
     assert (again.computed, again.reused) == (0, 3)
-    _, other = compute_flip_capability_sharded(
-        spec,
-        TEXTS,
-        ClusterOptions(shards=3),
-        method=method,
-        m=m,
-        vocab_limit=10,
-        folder=tmp_path / "shards",
-        model_wrapper=model,
-        progress=False,
-    )
+    other = sharded(tmp_path / "shards", vocab_limit=10).stats
     assert (other.computed, other.reused) == (3, 0)
+
+
+def test_store_never_mixes_an_interrupted_run_with_other_settings(tmp_path):
+    """A folder of one run: an unfinished run with another key blocks (CheckpointMismatch); a finished one does not."""
+    from textattack_secondorder.distributed import CheckpointMismatch
+
+    shards = make_shards(list(range(6)), {"x": 1}, 3)
+    other = make_shards(list(range(6)), {"x": 2}, 3)
+    with pytest.raises(KeyboardInterrupt):
+        run_shards(Doubler(stop_after=1), shards, ShardStore(tmp_path, "run-1"), progress=False)
+    with pytest.raises(CheckpointMismatch, match="other settings"):
+        run_shards(Doubler(), other, ShardStore(tmp_path, "run-2"), progress=False)
+    results, stats = run_shards(Doubler(), shards, ShardStore(tmp_path, "run-1"), progress=False)
+    assert (stats.computed, stats.reused) == (2, 1) and sum(results, []) == [2 * x for x in range(6)]
+    _, stats = run_shards(Doubler(), other, ShardStore(tmp_path, "run-2"), progress=False)  # run-1 finished
+    assert stats.computed == 3
+
+
+def test_cluster_flags_become_one_options_object():
+    from textattack_secondorder.distributed import ClusterError
+
+    flags = {"ray": "auto", "shards": 4, "workers": 2, "threads_per_worker": 3, "gpus_per_worker": 0.5, "out": "x"}
+    assert ClusterOptions.from_settings(flags) == ClusterOptions("auto", 4, 2, 3, 0.5)
+    assert ClusterOptions.from_settings({"shards": None}) == ClusterOptions()
+    with pytest.raises(ClusterError, match="gpus-per-worker"):
+        ClusterOptions.from_settings({"gpus_per_worker": -1})
+    with pytest.raises(ClusterError, match="--shards 0"):
+        ClusterOptions.from_settings({"shards": 0})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -279,7 +298,6 @@ def test_two_node_bias_equals_single_run(connected):
 
     from test_bias import TABLE, BoW, TableProposer, make_data
     from textattack_secondorder.evaluation.bias import CounterfactualBias
-    from textattack_secondorder.evaluation.bias.sharded import BiasTask
     from textattack_secondorder.transformations.neighborhood import WordSwapNeighborhood
 
     ray.cloudpickle.register_pickle_by_value(sys.modules["test_bias"])
@@ -288,9 +306,9 @@ def test_two_node_bias_equals_single_run(connected):
     settings = dict(max_k=2, n_boot=200, progress=False)
     pairs = [("he", "she"), ("liked", "found"), ("called", "thought")]
     single = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), **settings).run(texts, pairs)
-    task = BiasTask(model, masked_lm=TableProposer(TABLE), options=settings)
+    # the run builds its Ray task itself, as for every command: the model and proposer are pickled to the workers
     sharded = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), **settings).run(
-        texts, pairs, options=ClusterOptions(ray=connected, workers=2), task=task
+        texts, pairs, options=ClusterOptions(ray=connected, workers=2), masked_lm=TableProposer(TABLE)
     )
     pd.testing.assert_frame_equal(single.table, sharded.table)
     pd.testing.assert_frame_equal(single.sentences, sharded.sentences)

@@ -8,6 +8,7 @@ import torch
 from transformers import BertConfig, BertForSequenceClassification
 
 from conftest import bert_tokenizer
+from textattack_secondorder.distributed import ClusterOptions
 from textattack_secondorder.evaluation.flip_capability import (
     FlipCapability,
     FlipCapabilityResult,
@@ -122,35 +123,71 @@ def test_shards_merge_and_results_round_trip(tiny_bert, tmp_path):
     assert (tmp_path / "hist.png").stat().st_size > 0
 
 
-def test_interrupted_run_resumes_from_checkpoint(tiny_bert, tmp_path):
+class Interrupt(Exception):
+    pass
+
+
+def interrupted(monkeypatch, after):
+    """Make κ stop (as a killed run would) after ``after`` sentences of D+; returns the list of sentences counted."""
+    from textattack_secondorder.evaluation.flip_capability.computation import KappaSetup
+
+    real, counted = KappaSetup._count_one, []
+
+    def count_one(self, metric, text, *args):
+        if after is not None and len(counted) >= after:
+            raise Interrupt
+        counted.append(text)
+        return real(self, metric, text, *args)
+
+    monkeypatch.setattr(KappaSetup, "_count_one", count_one)
+    return counted
+
+
+def test_interrupted_run_resumes_from_its_progress(tiny_bert, tmp_path, monkeypatch):
+    """The default run is one shard that saves its progress: a re-run continues it, never from zero."""
     ex = examples_for(tiny_bert, n=10, seed=3)
     full = compute_flip_capability(tiny_bert, ex, method="euba", m=8, progress=False)
-    ckpt = tmp_path / "ckpt.json"
-    # a run that stopped after 4 examples
-    partial = compute_flip_capability(tiny_bert, ex[:4], method="euba", m=8, progress=False)
-    from textattack_secondorder.evaluation.flip_capability.computation import _digest
-
-    key = dict(method="euba", m=8, vocabulary=len(partial.metric.words), examples=len(ex), examples_digest=_digest(ex))
-    ckpt.write_text(json.dumps({"key": key, "state": partial.metric.state(), "next": 4}))
-    resumed = compute_flip_capability(tiny_bert, ex, method="euba", m=8, progress=False, checkpoint=ckpt)
+    folder = tmp_path / "kappa.shards"
+    with monkeypatch.context() as mp:
+        first = interrupted(mp, after=4)
+        with pytest.raises(Interrupt):
+            compute_flip_capability(
+                tiny_bert, ex, method="euba", m=8, progress=False, folder=folder, checkpoint_seconds=0
+            )
+    assert len(list(folder.glob("*.progress.pkl"))) == 1 and not list(folder.glob("*[0-9a-f].pkl"))
+    rest = interrupted(monkeypatch, after=None)
+    resumed = compute_flip_capability(tiny_bert, ex, method="euba", m=8, progress=False, folder=folder)
     np.testing.assert_array_equal(resumed.metric.counts, full.metric.counts)
+    assert resumed.metric.num_correct == full.metric.num_correct == len(first) + len(rest)
+    assert resumed.metric.num_examples == full.metric.num_examples == len(ex) and resumed.stats.continued == 1
+    assert not list(folder.glob("*.progress.pkl")) and len(list(folder.glob("*[0-9a-f].pkl"))) == 1
+    # finished: a re-run computes nothing
+    again = compute_flip_capability(tiny_bert, ex, method="euba", m=8, progress=False, folder=folder)
+    assert (again.stats.computed, again.stats.reused) == (0, 1) and len(rest) == full.metric.num_correct - 4
 
 
-def test_checkpoint_of_other_settings_blocks_only_while_unfinished(tiny_bert, tmp_path):
-    """An interrupted run with other settings is not mixed in (error); a finished one is just overwritten."""
-    from textattack_secondorder.evaluation.flip_capability.computation import CheckpointMismatch
+def test_other_settings_block_only_while_a_run_is_unfinished(tiny_bert, tmp_path, monkeypatch):
+    """An interrupted run with other settings is never mixed in (error); a finished one does not block."""
+    from textattack_secondorder.distributed import CheckpointMismatch
 
     ex = examples_for(tiny_bert, n=6, seed=4)
-    ckpt = tmp_path / "kappa.partial.json"
-    compute_flip_capability(tiny_bert, ex, method="euba", m=8, progress=False, checkpoint=ckpt)  # finished, m=8
+    folder = tmp_path / "kappa.shards"
+    compute_flip_capability(tiny_bert, ex, method="euba", m=8, progress=False, folder=folder)  # finished, m=8
     fresh = compute_flip_capability(tiny_bert, ex, method="euba", m=2, progress=False)
-    again = compute_flip_capability(tiny_bert, ex, method="euba", m=2, progress=False, checkpoint=ckpt)
+    again = compute_flip_capability(tiny_bert, ex, method="euba", m=2, progress=False, folder=folder)
     np.testing.assert_array_equal(again.metric.counts, fresh.metric.counts)
-    saved = json.loads(ckpt.read_text())
-    saved["next"] = 3  # now an unfinished run with m=2, asked again with m=8
-    ckpt.write_text(json.dumps(saved))
-    with pytest.raises(CheckpointMismatch, match="other settings"):
-        compute_flip_capability(tiny_bert, ex, method="euba", m=8, progress=False, checkpoint=ckpt)
+    with monkeypatch.context() as mp:
+        interrupted(mp, after=2)
+        with pytest.raises(Interrupt):  # now an unfinished run with m=3 ...
+            compute_flip_capability(
+                tiny_bert, ex, method="euba", m=3, progress=False, folder=folder, checkpoint_seconds=0
+            )
+    with pytest.raises(CheckpointMismatch, match="other settings"):  # ... asked again with m=8
+        compute_flip_capability(tiny_bert, ex, method="euba", m=8, progress=False, folder=folder)
+    with pytest.raises(CheckpointMismatch, match="other settings"):  # or with another layout
+        compute_flip_capability(
+            tiny_bert, ex, method="euba", m=3, progress=False, folder=folder, options=ClusterOptions(num_shards=2)
+        )
 
 
 def test_word_level_model_through_the_same_interface():

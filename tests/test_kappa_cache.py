@@ -37,18 +37,18 @@ def kappa_csv(path, n=12, labels=(0, 1)):
 
 @pytest.fixture
 def counted(monkeypatch, tmp_path):
-    """Cache in a fresh folder; counts the EUBA computations."""
-    from textattack_secondorder.evaluation.flip_capability import computation
+    """Cache in a fresh folder; counts the κ shards computed (not reused)."""
+    from textattack_secondorder.evaluation.flip_capability.sharded import KappaTask
 
     monkeypatch.setenv("TA_SO_CACHE_DIR", str(tmp_path / "cache"))
     calls = []
-    real = computation.compute_flip_capability
+    real = KappaTask.run
 
-    def counting(*a, **k):
+    def counting(self, *a, **k):
         calls.append(1)
-        return real(*a, progress=False, **k)
+        return real(self, *a, **k)
 
-    monkeypatch.setattr(computation, "compute_flip_capability", counting)
+    monkeypatch.setattr(KappaTask, "run", counting)
     return calls
 
 
@@ -72,17 +72,19 @@ def test_second_build_reuses_the_cached_kappa(tmp_path, counted, caplog):
     data = kappa_csv(tmp_path / "k.csv")
     first = build(model, data)
     assert len(counted) == 1
-    files = list((tmp_path / "cache" / "kappa").glob("kappa_*.json"))
-    assert len([f for f in files if not f.name.endswith(".key.json")]) == 1
+    # the cache is the κ shard store: one finished shard, no progress left over
+    files = list((tmp_path / "cache" / "kappa").iterdir())
+    assert len(files) == 1 and files[0].suffixes == [".pkl"]
     with caplog.at_level("INFO"):
         second = build(model, data)
     assert len(counted) == 1, "the second build must not run EUBA again"
-    assert any("reusing cached κ" in r.getMessage() and "kappa_" in r.getMessage() for r in caplog.records)
+    assert any("reusing cached κ" in r.getMessage() and files[0].name in r.getMessage() for r in caplog.records)
     assert first.transformation.words == second.transformation.words
 
 
 def test_key_changes_with_model_data_and_settings(tmp_path):
-    from textattack_secondorder.evaluation.flip_capability.cache import cache_key, model_fingerprint
+    from textattack_secondorder.evaluation.flip_capability.cache import cache_key
+    from textattack_secondorder.models.fingerprint import model_fingerprint
 
     model = tiny_bert(tmp_path)
     ex = [("good film", 1), ("dull plot", 0)]

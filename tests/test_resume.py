@@ -75,7 +75,7 @@ def check_whole(paths):
 
 @pytest.mark.slow
 def test_flip_capability_resumes_after_sigkill(tmp_path):
-    # 0.1 s per forward: the κ loop must outlast the 2 s between checkpoints (at 0.02 s it ran in
+    # 0.1 s per forward: the κ loop must outlast the 2 s between progress saves (at 0.02 s it ran in
     # under 2 s and never saved midway, so there was nothing to kill it after)
     write_inputs(tmp_path, sleep=0.1)
     base = [
@@ -94,17 +94,19 @@ def test_flip_capability_resumes_after_sigkill(tmp_path):
     subprocess.run(so_command(*base, "--out", str(full)), env=env, check=True, capture_output=True, timeout=900)
 
     out = tmp_path / "cut" / "kappa.json"
-    partial = out.with_suffix(".partial.json")
+    shards = out.with_suffix(".shards")  # the default run: one shard, saving its progress while it runs
 
     def progress():
         try:
-            saved = json.loads(partial.read_text())
-            return 0 < saved["next"] < saved["key"]["examples"]  # midway, not the final save
-        except (OSError, ValueError, KeyError):
+            saved = pickle.loads(next(shards.glob("*.progress.pkl")).read_bytes())
+            return saved["next"] > 0  # midway: the shard is not finished (its progress file goes then)
+        except (OSError, ValueError, KeyError, StopIteration, EOFError, pickle.UnpicklingError):
             return False
 
     assert run_killed(so_command(*base, "--out", str(out)), progress), "the run ended before it could be killed"
-    resumed_from = json.loads(partial.read_text())["next"]
+    partial = next(shards.glob("*.progress.pkl"))
+    resumed_from = pickle.loads(partial.read_bytes())["next"]
+    assert 0 < resumed_from < 40 and not list(shards.glob("*[0-9a-f].pkl"))
     check_whole([out, out.with_suffix(".csv"), out.with_suffix(".png"), partial])
     assert not out.exists()
     # other settings never mix with the progress of an interrupted run
@@ -119,6 +121,7 @@ def test_flip_capability_resumes_after_sigkill(tmp_path):
     assert not out.exists()
     done = subprocess.run(so_command(*base, "--out", str(out)), env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
+    assert "1 shards: 1 computed (1 continued from saved progress)" in done.stdout, done.stdout[-2000:]
     assert sha(out.with_suffix(".csv")) == sha(full.with_suffix(".csv"))
     a, b = json.loads(full.read_text()), json.loads(out.read_text())
     assert a["state"]["counts"] == b["state"]["counts"] and a["settings"] == b["settings"]
@@ -127,7 +130,7 @@ def test_flip_capability_resumes_after_sigkill(tmp_path):
         f"sha256 {sha(out.with_suffix('.csv'))[:12]} equal"
     )
 
-    # a finished checkpoint is no progress to protect: a run with other settings starts afresh
+    # a finished run is no progress to protect: a run with other settings starts afresh
     other = subprocess.run(
         so_command(*base[:-4], "--early-stop", "8", "--model-batch-size", "8", "--out", str(out)),
         env=env,

@@ -317,10 +317,10 @@ def test_adversarial_level_in_shards_equals_one_shard_and_resumes(tmp_path):
     texts = [t for t, _ in TEXTS]
     whole = _adversarial(model, labels, progress=False)
     one = whole(texts)
-    sharded = _adversarial(model, labels, options=ClusterOptions(shards=3), shard_dir=tmp_path, progress=False)
+    sharded = _adversarial(model, labels, options=ClusterOptions(num_shards=3), shard_dir=tmp_path, progress=False)
     assert sharded(texts) == one and sharded.counts == whole.counts and sharded.counts["successful"] == 7
     assert (sharded.stats.computed, sharded.stats.reused) == (3, 0) and len(list(tmp_path.glob("*.pkl"))) == 3
-    again = _adversarial(model, labels, options=ClusterOptions(shards=3), shard_dir=tmp_path, progress=False)
+    again = _adversarial(model, labels, options=ClusterOptions(num_shards=3), shard_dir=tmp_path, progress=False)
     assert again(texts) == one and (again.stats.computed, again.stats.reused) == (0, 3)
     with pytest.raises(ValueError, match="model_spec"):  # Ray workers must be able to load the attacked model
         _adversarial(model, labels, options=ClusterOptions(ray="local"))

@@ -47,7 +47,7 @@ def run_sweep_cell(context, settings, folder):
         metrics={asr1.ROW: asr1.ASR1()},
         progress=context.progress,
     )
-    context.say(f"  {stats.shards} shards: {stats.computed} computed, {stats.reused} reused")
+    context.say(f"  {stats.num_shards} shards: {stats.computed} computed, {stats.reused} reused")
     row = table.to_dict("records")[0]
     return row, f"{cell_name(context.spec, recipe)}.csv", len(skipped)
 

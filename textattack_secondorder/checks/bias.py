@@ -39,7 +39,6 @@ class BiasCheck(Check):
 
     def evaluate(self, context, folder):
         from ..evaluation.bias import CounterfactualBias
-        from ..evaluation.bias.sharded import BiasTask
         from ..transformations.neighborhood import WordSwapNeighborhood
 
         s = self.settings
@@ -61,9 +60,15 @@ class BiasCheck(Check):
             progress=context.progress,
             **settings,
         )
-        options = context.options
-        task = BiasTask(context.spec, context.device, s["masked_lm"], settings) if options.distributed else None
-        report = bias.run([t for t, _ in examples], s["pairs"], out_dir=folder, options=options, task=task)
+        report = bias.run(
+            [t for t, _ in examples],
+            s["pairs"],
+            out_dir=folder,
+            options=context.options,
+            model_spec=context.spec,
+            masked_lm=s["masked_lm"],
+            device=context.device,
+        )
         table = report.table[report.table["k"] == s["k"]] if len(report.table) else report.table
         rows = table.to_dict("records")
         for r in rows:

@@ -14,7 +14,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..distributed import ClusterOptions, content_key
+from ..distributed import ClusterOptions
+from ..shared.digest import content_digest
 from ..shared.files import atomic_write_text
 from .base import Evaluation, Verdict, judge
 from .config import ConfigError
@@ -38,13 +39,7 @@ class GateContext:
         self.spec = config.model
         self.device = run.get("device")
         self.batch_size = run.get("model_batch_size", 64)
-        self.options = options or ClusterOptions(
-            ray=run.get("ray"),
-            shards=run.get("shards"),
-            workers=run.get("workers"),
-            threads_per_worker=run.get("threads_per_worker", 1),
-            gpus_per_worker=float(run.get("gpus_per_worker", 0.0)),
-        )
+        self.options = options or ClusterOptions.from_settings(run)
         self._model = None
         self._num_classes = None
         self._examples = {}
@@ -104,8 +99,9 @@ def check_key(context, check):
 
     data = context.examples(check.settings) if check.DATA_SETTINGS else None
     deps = [context.done[d].key for d in check.depends_on()]
-    return content_key(
-        "textattack-so check", check.kind, check.settings, context.spec, spec_fingerprint(context.spec), data, deps
+    return content_digest(
+        ["textattack-so check", check.kind, check.settings, context.spec, spec_fingerprint(context.spec), data, deps],
+        20,
     )
 
 

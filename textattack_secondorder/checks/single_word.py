@@ -1,6 +1,8 @@
 """``single_word`` check: robustness ρ (train split) or ρ* (test split) by EUBA, through the code path of
-``textattack-so flip-capability`` (checkpoint resume; sharded / ``--ray``; docs/methods.md §2, §8)."""
+``textattack-so flip-capability`` (sharded, resumable, ``--ray``; docs/methods.md §2, §7, §8)."""
 
+from ..evaluation.flip_capability import compute_flip_capability
+from ..models.token_classifier import TokenClassifier
 from .base import AT_LEAST, Check, Evaluation, Metric
 
 
@@ -21,8 +23,6 @@ class SingleWordCheck(Check):
     }
 
     def evaluate(self, context, folder):
-        from ..models.token_classifier import TokenClassifier
-
         s = self.settings
         model = context.model
         TokenClassifier.require_access(model, "flip capability κ/ρ", name=context.spec)
@@ -35,39 +35,21 @@ class SingleWordCheck(Check):
             "rows skipped for bad input": len(skipped),
         }
         out = folder / "kappa.json"
-        options = context.options
-        if options.sharded:
-            from ..evaluation.flip_capability.sharded import compute_flip_capability_sharded
-
-            result, stats = compute_flip_capability_sharded(
-                context.spec,
-                examples,
-                options,
-                method=method,
-                m=m,
-                device=context.device,
-                batch_size=context.batch_size,
-                vocab_limit=s["vocab_limit"],
-                folder=out.with_suffix(".shards"),
-                settings=settings,
-                model_wrapper=model,
-                progress=context.progress,
-            )
-        else:
-            from ..evaluation.flip_capability import compute_flip_capability
-
-            result = compute_flip_capability(
-                model,
-                examples,
-                method=method,
-                m=m,
-                batch_size=context.batch_size,
-                device=context.device,
-                checkpoint=out.with_suffix(".partial.json"),
-                vocab_limit=s["vocab_limit"],
-                settings=settings,
-                progress=context.progress,
-            )
+        # the code path of `textattack-so flip-capability`: shards here or on Ray, resumable from kappa.shards/
+        result = compute_flip_capability(
+            model,
+            examples,
+            method=method,
+            m=m,
+            batch_size=context.batch_size,
+            device=context.device,
+            options=context.options,
+            folder=out.with_suffix(".shards"),
+            model_spec=context.spec,
+            vocab_limit=s["vocab_limit"],
+            settings=settings,
+            progress=context.progress,
+        )
         result.save(out)
         result.plot_histogram(out.with_suffix(".png"))
         summary = result.summary()

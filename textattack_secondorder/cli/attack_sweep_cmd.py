@@ -61,6 +61,6 @@ def run(args):
     write_skipped(skipped, f"{args.out}/skipped_rows.csv")
     with pd.option_context("display.width", 160, "display.max_columns", 30):
         print(table.to_string(index=False))
-    print(f"\n{stats.shards} shards: {stats.computed} computed, {stats.reused} reused (from {args.out}/shards)")
+    print(f"\n{stats.num_shards} shards: {stats.computed} computed, {stats.reused} reused (from {args.out}/shards)")
     print(f"wrote {args.out}/summary.csv, summary.json and one CSV per (model, recipe)")
     return 0

@@ -54,7 +54,6 @@ def add_parser(subparsers):
 
 def run(args):
     from ..evaluation.bias import CounterfactualBias
-    from ..evaluation.bias.sharded import BiasTask
     from ..transformations.neighborhood import WordSwapNeighborhood
 
     model = load_model_wrapper(args.model, args.device, args.model_batch_size)
@@ -76,9 +75,15 @@ def run(args):
     neighborhood = WordSwapNeighborhood(args.masked_lm, device=args.device)
     neighborhood.proposer.batch_size = args.model_batch_size  # --model-batch-size reaches the masked LM too
     bias = CounterfactualBias(model, neighborhood, **settings)
-    options = cluster_options(args)
-    task = BiasTask(args.model, args.device, args.masked_lm, settings) if options.distributed else None
-    report = bias.run(texts, args.pairs, out_dir=args.out, options=options, task=task)
+    report = bias.run(
+        texts,
+        args.pairs,
+        out_dir=args.out,
+        options=cluster_options(args),
+        model_spec=args.model,
+        masked_lm=args.masked_lm,
+        device=args.device,
+    )
     write_skipped(skipped, f"{args.out}/skipped_rows.csv")
     import pandas as pd
 

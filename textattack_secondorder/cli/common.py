@@ -5,6 +5,7 @@
 import argparse
 
 from ..datasets.examples import DATASET_SPEC_HELP as DATASET_HELP
+from ..distributed import ClusterOptions
 from ..models.loading import MODEL_SPEC_HELP as MODEL_HELP
 
 
@@ -102,15 +103,7 @@ def add_cluster_args(parser, unit="examples"):
 
 
 def cluster_options(args):
-    """The :class:`~..distributed.ClusterOptions` of the ``add_cluster_args`` flags."""
-    from ..distributed import ClusterOptions
-
-    if args.gpus_per_worker < 0:
-        raise SystemExit(f"--gpus-per-worker {args.gpus_per_worker} is not allowed: must be >= 0")
-    return ClusterOptions(
-        ray=args.ray,
-        shards=args.shards,
-        workers=args.workers,
-        threads_per_worker=args.threads_per_worker,
-        gpus_per_worker=args.gpus_per_worker,
-    )
+    """The :class:`~..distributed.ClusterOptions` of the ``add_cluster_args`` flags: the one object every
+    command passes inward as ``options=`` (built by ``ClusterOptions.from_settings``, as ``check`` builds it
+    from its config's ``[run]`` table)."""
+    return ClusterOptions.from_settings(vars(args))

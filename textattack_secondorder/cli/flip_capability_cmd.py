@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from ..datasets.examples import load_examples
+from ..evaluation.flip_capability import compute_flip_capability, format_summary
 from ..models.loading import load_model_wrapper
 from ..models.token_classifier import TokenClassifier
 from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
@@ -14,7 +15,8 @@ def add_parser(subparsers):
         help="flip capability κ of every word and robustness ρ (EUBA or --exact brute force)",
         description="Compute κ(w) for every all-letter vocabulary word and ρ = 1 − mean κ on the correctly "
         "classified examples (ρ on a train sample, ρ* on test). Writes JSON + CSV (reload with "
-        "FlipCapabilityResult.load) and a κ histogram; an interrupted run resumes from OUT.partial.json.",
+        "FlipCapabilityResult.load) and a κ histogram; finished shards and the progress of a running one are "
+        "kept in OUT.shards/, and an interrupted run resumes from there.",
     )
     add_model_args(p)
     add_dataset_args(p, default_split="train")
@@ -50,54 +52,34 @@ def run(args):
         "data": f"{args.dataset}:{args.split}[:{len(examples) + len(skipped)}]",
         "rows skipped for bad input": len(skipped),
     }
+    folder = out.with_suffix(".shards")
     options = cluster_options(args)
-    if options.sharded:
-        from ..evaluation.flip_capability.sharded import compute_flip_capability_sharded
-
-        folder = out.with_suffix(".shards")
-        result, stats = compute_flip_capability_sharded(
-            args.model,
-            examples,
-            options,
-            method=method,
-            m=m,
-            device=args.device,
-            batch_size=args.model_batch_size,
-            vocab_limit=args.vocab_limit,
-            folder=folder,
-            settings=settings,
-            model_wrapper=model,
+    # the one path (docs/methods.md §7): shards in this process, one after another, or on Ray; finished
+    # shards and the progress of a running one are kept in OUT.shards/ and reused by a re-run
+    result = compute_flip_capability(
+        model,
+        examples,
+        method=method,
+        m=m,
+        batch_size=args.model_batch_size,
+        device=args.device,
+        options=options,
+        folder=folder,
+        model_spec=args.model,
+        vocab_limit=args.vocab_limit,
+        settings=settings,
+    )
+    stats = result.stats
+    if options.sharded or stats.reused or stats.continued:
+        print(
+            f"{stats.num_shards} shards: {stats.computed} computed ({stats.continued} continued from saved "
+            f"progress), {stats.reused} reused from {folder}"
         )
-        print(f"{stats.shards} shards: {stats.computed} computed, {stats.reused} reused from {folder}")
-    else:
-        result = _single_run(args, model, examples, method, m, out, settings)
     _write(args, result, skipped, out, method)
     return 0
 
 
-def _single_run(args, model, examples, method, m, out, settings):
-    from ..evaluation.flip_capability import compute_flip_capability
-    from ..evaluation.flip_capability.computation import CheckpointMismatch
-
-    try:
-        return compute_flip_capability(
-            model,
-            examples,
-            method=method,
-            m=m,
-            batch_size=args.model_batch_size,
-            device=args.device,
-            checkpoint=out.with_suffix(".partial.json"),
-            vocab_limit=args.vocab_limit,
-            settings=settings,
-        )
-    except CheckpointMismatch as e:
-        raise SystemExit(f"textattack-so flip-capability: {e}") from None
-
-
 def _write(args, result, skipped, out, method):
-    from ..evaluation.flip_capability import format_summary
-
     write_skipped(skipped, out.with_suffix(".skipped.csv"))
     result.save(out)
     result.plot_histogram(out.with_suffix(".png"))

@@ -1,8 +1,8 @@
 """Sharded, resumable runs in this process or on a Ray cluster (docs/methods.md §7)."""
 
 from .runner import LOCAL, ClusterError, ClusterOptions, RunStats, run_shards
-from .shards import Shard, content_key, make_shards, shard_count
-from .store import ShardStore
+from .shards import Shard, make_shards, shard_count
+from .store import CheckpointMismatch, ShardStore
 
 __all__ = [
     "LOCAL",
@@ -11,8 +11,8 @@ __all__ = [
     "RunStats",
     "run_shards",
     "Shard",
-    "content_key",
     "make_shards",
     "shard_count",
+    "CheckpointMismatch",
     "ShardStore",
 ]

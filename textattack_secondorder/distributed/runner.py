@@ -5,11 +5,15 @@ A *task* is a small picklable object with two methods:
 * ``setup()`` — load what every shard needs (the model, a masked LM ...); called once per
   worker (a Ray actor), so a worker loads its model once and reuses it for all its shards;
 * ``run(state, shard)`` — the partial result of one :class:`~.shards.Shard` (picklable).
+  A task with ``resumable = True`` takes ``run(state, shard, saved, save)`` instead: ``saved`` is
+  the progress it saved earlier in this shard (``None`` at first), ``save(progress)`` stores its
+  progress while it runs (this process only; ``None`` on Ray, where shards are small).
 
-:func:`run_shards` computes the shards whose key is not yet in the
-:class:`~.store.ShardStore`, saves each one as it finishes (atomically, by the driver) and
-returns every shard's result in shard order; the caller merges them exactly. Without
-``--ray`` the shards run one after another in this process. With Ray, ``workers`` actors
+:func:`run_shards` is the one way every command runs its shards: it computes the shards whose
+key is not yet in the :class:`~.store.ShardStore`, saves each one as it finishes (atomically,
+by the driver) and returns every shard's result in shard order; the caller merges them
+exactly. Without ``--ray`` (the default run included) the shards run one after another in
+this process, with the same keys, store and format. With Ray, ``workers`` actors
 (``num_cpus = threads_per_worker``, ``num_gpus = gpus_per_worker``) take shards from a
 :class:`ray.util.ActorPool`; an actor whose process dies is restarted by Ray and its shard
 retried (``max_restarts``/``max_task_retries``), so no shard is lost or counted twice.
@@ -36,17 +40,47 @@ class ClusterError(RuntimeError, UserError):
 class ClusterOptions:
     """How to spread a run: ``ray`` None (this process), ``"local"``, ``"auto"`` or ``"HOST:PORT"``.
 
-    ``shards``: number of shards (default: one per worker with Ray, 1 without);
+    ``num_shards``: the ``--shards`` count (default: :func:`~.shards.shard_count`'s rule);
     ``workers``: Ray actors (default: the cluster's CPUs // ``threads_per_worker``, or its
     GPUs // ``gpus_per_worker``); ``threads_per_worker``: torch threads (and Ray CPUs) per actor.
+    Built from the command-line flags or a config's ``[run]`` table by :meth:`from_settings` only.
     """
 
     ray: str = None
-    shards: int = None
+    num_shards: int = None
     workers: int = None
     threads_per_worker: int = 1
     gpus_per_worker: float = 0.0
     max_retries: int = 3
+
+    # the flag / config names (``--shards``, ``[run] shards``) of the fields
+    FLAGS = {
+        "ray": "ray",
+        "shards": "num_shards",
+        "workers": "workers",
+        "threads_per_worker": "threads_per_worker",
+        "gpus_per_worker": "gpus_per_worker",
+    }
+
+    @classmethod
+    def from_settings(cls, settings):
+        """The options of the cluster flags in ``settings`` (a mapping: ``vars(args)`` or a ``[run]`` table);
+        absent or ``None`` values keep the defaults. A bad value is a :class:`ClusterError` (one line)."""
+        given = {field: settings[flag] for flag, field in cls.FLAGS.items() if settings.get(flag) is not None}
+        for name in ("shards", "workers", "threads_per_worker"):
+            value = settings.get(name)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+                flag = "--" + name.replace("_", "-")
+                raise ClusterError(f"{flag} {value!r} is not allowed: must be a whole number >= 1")
+        gpus = settings.get("gpus_per_worker")
+        if gpus is not None:
+            try:
+                given["gpus_per_worker"] = float(gpus)
+            except (TypeError, ValueError):
+                raise ClusterError(f"--gpus-per-worker {gpus!r} is not allowed: must be a number >= 0") from None
+            if given["gpus_per_worker"] < 0:
+                raise ClusterError(f"--gpus-per-worker {gpus} is not allowed: must be >= 0")
+        return cls(**given)
 
     @property
     def distributed(self):
@@ -54,16 +88,18 @@ class ClusterOptions:
 
     @property
     def sharded(self):
-        return self.ray is not None or (self.shards or 1) > 1
+        """Whether the user asked for Ray or for more than one shard (results then record the layout)."""
+        return self.ray is not None or (self.num_shards or 1) > 1
 
 
 @dataclass
 class RunStats:
     """What a run did: shards computed / reused, wall seconds, and seconds spent inside the shards."""
 
-    shards: int = 0
+    num_shards: int = 0
     computed: int = 0
     reused: int = 0
+    continued: int = 0  # computed shards that went on from the progress an interrupted run saved
     workers: int = 1
     startup_seconds: float = 0.0  # Ray: starting the actors and loading their models, before the first shard
     wall_seconds: float = 0.0
@@ -89,9 +125,12 @@ class _Worker:
         self.task = task
         self.state = task.setup()
 
-    def run(self, shard):
+    def run(self, shard, saved=None, save=None):
         t0 = time.perf_counter()
-        result = self.task.run(self.state, shard)
+        if getattr(self.task, "resumable", False):
+            result = self.task.run(self.state, shard, saved, save)
+        else:
+            result = self.task.run(self.state, shard)
         return shard.key, result, time.perf_counter() - t0
 
     def pid(self):
@@ -150,8 +189,9 @@ def run_shards(task, shards, store, options=None, desc="shards", progress=True, 
     Returns ``(results, RunStats)``.
     """
     options = options or ClusterOptions()
-    stats = RunStats(shards=len(shards))
+    stats = RunStats(num_shards=len(shards))
     t0 = time.perf_counter()
+    store.begin()
     todo = [s for s in shards if not store.has(s.key)]
     stats.reused = len(shards) - len(todo)
     if stats.reused:
@@ -168,7 +208,11 @@ def run_shards(task, shards, store, options=None, desc="shards", progress=True, 
             worker = _Worker.__new__(_Worker)
             worker.task, worker.state = task, local_state if local_state is not None else task.setup()
             for shard in todo:
-                key, result, seconds = worker.run(shard)
+                saved = store.load_progress(shard.key)
+                stats.continued += saved is not None
+                key, result, seconds = worker.run(
+                    shard, saved, lambda progress, k=shard.key: store.save_progress(k, progress)
+                )
                 store.save(key, result)
                 stats.shard_seconds.append(seconds)
                 if bar is not None:
@@ -176,6 +220,7 @@ def run_shards(task, shards, store, options=None, desc="shards", progress=True, 
     finally:
         if bar is not None:
             bar.close()
+    store.finish()
     stats.computed = len(todo)
     stats.wall_seconds = time.perf_counter() - t0
     return [store.load(s.key) for s in shards], stats
@@ -200,7 +245,10 @@ def _run_on_ray(task, todo, store, options, stats, bar):
         ray.get([a.pid.remote() for a in actors])
         stats.startup_seconds = time.perf_counter() - t0
         pool = ActorPool(actors)
-        for key, result, seconds in pool.map_unordered(lambda a, s: a.run.remote(s), todo):
+        # a shard an interrupted run had begun in this process continues from its saved progress
+        progress = {s.key: store.load_progress(s.key) for s in todo}
+        stats.continued = sum(p is not None for p in progress.values())
+        for key, result, seconds in pool.map_unordered(lambda a, s: a.run.remote(s, progress[s.key]), todo):
             store.save(key, result)
             stats.shard_seconds.append(seconds)
             if bar is not None:

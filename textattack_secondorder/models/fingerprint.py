@@ -2,14 +2,18 @@
 
 The wrapper's class, every tensor of its ``model.state_dict()`` (name, dtype, shape, bytes)
 and the tokenizer's vocabulary; retraining, another checkpoint or another vocabulary gives
-another digest. A wrapper without a torch model is fingerprinted by its outputs on fixed
+another digest, and the same model loaded in another process gives the same one (a class
+defined in a ``--model-from-file`` ``.py`` lives in a module TextAttack names ``temp_<time>``
+on every load: that name counts as ``temp``). A wrapper without a torch model is fingerprinted by its outputs on fixed
 probe texts. Used by the κ cache and by the shard keys of sharded runs.
 """
 
-import hashlib
 import json
+import re
 
 import numpy as np
+
+from ..shared.digest import Digest
 
 FINGERPRINT_TEXTS = (
     "the film is good and the acting is fine .",
@@ -17,6 +21,12 @@ FINGERPRINT_TEXTS = (
     "not bad at all , a good watch",
     "one of the worst films of the year",
 )
+
+
+def _class_name(obj):
+    """``module.qualname`` of ``obj``'s class, TextAttack's per-load ``temp_<time>`` module named ``temp``."""
+    module = type(obj).__module__
+    return f"{'temp' if re.fullmatch(r'temp_[0-9.]+', module) else module}.{type(obj).__qualname__}"
 
 
 def _update_tensor(h, name, tensor):
@@ -29,7 +39,7 @@ def _update_tensor(h, name, tensor):
 
 def model_fingerprint(model_wrapper):
     """Hex digest naming the model's weights and vocabulary (see the module docstring)."""
-    h = hashlib.sha256(f"{type(model_wrapper).__module__}.{type(model_wrapper).__qualname__}|".encode())
+    h = Digest(f"{_class_name(model_wrapper)}|".encode())
     model = getattr(model_wrapper, "model", None)
     state = None
     if model is not None and hasattr(model, "state_dict"):
@@ -38,7 +48,7 @@ def model_fingerprint(model_wrapper):
         except Exception:  # noqa: BLE001 - fall back to outputs
             state = None
     if state:
-        h.update(f"{type(model).__module__}.{type(model).__qualname__}|".encode())
+        h.update(f"{_class_name(model)}|".encode())
         for name in sorted(state):
             if hasattr(state[name], "detach"):
                 _update_tensor(h, name, state[name])
@@ -75,8 +85,8 @@ def spec_fingerprint(spec):
     if not path.exists():
         return ""
     files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    h = hashlib.sha256()
+    h = Digest()
     for f in files:
         st = os.stat(f)
         h.update(f"{f.relative_to(path) if path.is_dir() else f.name}|{st.st_size}|{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()[:20]
+    return h.hexdigest(20)

@@ -1,8 +1,9 @@
 """Counterfactual token bias ``B_{p,k}`` over natural neighbourhoods (docs/methods.md §1.6; Zhang et al. 2021, §4).
 
 * :mod:`.pairs` — protected pairs, the gendered-word blacklist, pronoun neutralization;
-* :mod:`.computation` — :class:`CounterfactualBias` (neighbourhoods, differences, resume) and
-  :func:`counterfactual_bias`, the one-call Python API;
+* :mod:`.computation` — :class:`CounterfactualBias` (neighbourhoods, differences, resume, sharded
+  over pairs here or on Ray through :class:`~.computation.BiasTask`) and :func:`counterfactual_bias`,
+  the one-call Python API;
 * :mod:`.result` — :class:`TokenBiasMetric` (per-source accumulator, mergeable), :func:`bootstrap_ci`,
   :class:`BiasReport` and its ``save``;
 * :mod:`.report` — the PNG plots (``hist_k.png``, ``bias_vs_k.png``).

@@ -28,7 +28,7 @@ difference is within ±ε seed the neighbourhoods, to show bias the test set hid
 Results: :class:`~.result.BiasReport` with a table (B, bootstrap interval, counts per pair
 and k), per-sentence differences, and ``save(out_dir)`` writing CSV/JSON/PNG.
 Runs resume: each finished pair is saved under ``out_dir/parts`` and reused; with
-``--ray`` the pairs run on a cluster (:mod:`.sharded`, docs/methods.md §7).
+``--ray`` the pairs run on a cluster (:class:`BiasTask`, docs/methods.md §7).
 """
 
 import random
@@ -36,6 +36,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ...distributed import ShardStore, make_shards, run_shards, shard_count
+from ...models.fingerprint import model_fingerprint
+from ...models.loading import load_model_wrapper
 from ...models.prediction import predict_probabilities
 from ...shared.text import match_case
 from .pairs import gendered_words, neutralize, parse_pairs
@@ -223,18 +226,22 @@ class CounterfactualBias:
         """``{"p1/p2": [(k, source, text, diff), ...]}`` for each ``(p1, p2, group)`` of ``pairs``."""
         return {f"{p1}/{p2}": self.run_pair(texts, p1, p2, group)[0] for p1, p2, group in pairs}
 
-    def run(self, texts, pairs, out_dir=None, options=None, task=None):
+    def arguments(self):
+        """The constructor arguments besides the model and the neighbourhood (what a Ray worker rebuilds it with)."""
+        names = ("target_class", "max_k", "sample_size", "sample_from_k", "sample_masks", "filter_epsilon")
+        names += ("neutralize_pronouns", "batch_size", "chunk", "seed", "n_boot")
+        return {k: getattr(self, k) for k in names}
+
+    def run(self, texts, pairs, out_dir=None, options=None, model_spec=None, masked_lm=None, device=None):
         """Measure every pair; finished pairs are saved under ``out_dir/parts`` and reused (resume).
 
         Each pair is one shard (docs/methods.md §7), keyed by the model, the settings, the texts
         and the pair. ``options`` (:class:`~...distributed.ClusterOptions`) with ``--ray`` runs the
-        pairs on Ray actors, each loading the model and masked LM once through ``task``
-        (:class:`~.sharded.BiasTask`); the merge is the same either way, so the table equals the
-        single run's.
+        pairs on Ray actors (:class:`BiasTask`), each loading ``model_spec`` (a ``--model``
+        form, or a picklable model; default: this model) and the masked LM ``masked_lm`` (a slot
+        value, ``None`` for the slot's default, or a picklable proposer) on ``device`` once; the
+        merge is the same either way, so the table equals the single run's.
         """
-        from ...distributed import ShardStore, make_shards, run_shards, shard_count
-        from ...models.fingerprint import model_fingerprint
-
         pairs = parse_pairs(pairs)
         key = {
             "what": "bias",
@@ -246,9 +253,15 @@ class CounterfactualBias:
         shards = make_shards([list(p) for p in pairs], key, shard_count(len(pairs), options, 1, local_size=1))
         for shard in shards:
             shard.context["texts"] = list(texts)
-        if task is None and options is not None and options.distributed:
-            raise ValueError("a bias run on Ray needs a task the workers can rebuild it from (sharded.BiasTask)")
-        task = task or _PairsHere()
+        if options is not None and options.distributed:
+            task = BiasTask(
+                self.model_wrapper if model_spec is None else model_spec,
+                device,
+                masked_lm,
+                self.arguments(),
+            )
+        else:
+            task = _PairsHere()
         parts, _ = run_shards(
             task,
             shards,
@@ -300,4 +313,36 @@ class _PairsHere:
 
     @staticmethod
     def run(bias, shard):
+        return bias.pair_records(shard.context["texts"], [tuple(p) for p in shard.items])
+
+
+class BiasTask:
+    """The picklable bias work of a shard for Ray actors: builds a :class:`CounterfactualBias` per worker
+    (the victim and the masked-LM neighbourhood loaded once); ``run`` gives a shard's pair records with
+    the same :meth:`CounterfactualBias.pair_records` as a run in this process.
+
+    ``model_spec``: what the workers load (``--model`` forms) or a picklable model object;
+    ``masked_lm``: a masked-LM slot value or a picklable proposer; ``arguments``: the other
+    :class:`CounterfactualBias` arguments (:meth:`CounterfactualBias.arguments`).
+    """
+
+    def __init__(self, model_spec=None, device=None, masked_lm=None, arguments=None):
+        self.model_spec, self.device, self.masked_lm = model_spec, device, masked_lm
+        self.arguments = dict(arguments or {})
+
+    def setup(self):
+        if self.model_spec is None:
+            raise ValueError("a bias run on Ray needs the model as a spec the workers can load (--model)")
+        from ...transformations.neighborhood import WordSwapNeighborhood  # imports TextAttack: when needed
+
+        model = (
+            self.model_spec
+            if not isinstance(self.model_spec, str)
+            else load_model_wrapper(self.model_spec, self.device, self.arguments.get("batch_size", 128))
+        )
+        return CounterfactualBias(
+            model, WordSwapNeighborhood(self.masked_lm, device=self.device), **dict(self.arguments, progress=False)
+        )
+
+    def run(self, bias, shard):
         return bias.pair_records(shard.context["texts"], [tuple(p) for p in shard.items])

@@ -1,30 +1,30 @@
 """κ computed once per (model, κ data, settings) and kept in the package cache (docs/methods.md §2.3).
 
 SP-Attack without ``kappa=`` needs κ of the victim before its first attack. Running EUBA
-over 1,000 training sentences on every run is slow, so the result is saved under a
-content key in ``cache_dir("kappa")`` and reused:
+over 1,000 training sentences on every run is slow, so the result is kept and reused. The
+cache is the κ shard store itself (:mod:`.sharded`): ``cache_dir("kappa")`` is one
+:class:`~...distributed.ShardStore` shared by every model and data set, and a κ is one shard,
+``<key>.pkl``, keyed by the content digest of
 
-    key = sha256(format version, model fingerprint, κ data digest, EUBA settings)
-
-* **model fingerprint** (:func:`~...models.fingerprint.model_fingerprint`): the wrapper's class, every tensor of
-  its ``model.state_dict()`` (name, dtype, shape, bytes) and the tokenizer's vocabulary.
+* the **model fingerprint** (:func:`~...models.fingerprint.model_fingerprint`): the wrapper's class, every
+  tensor of its ``model.state_dict()`` (name, dtype, shape, bytes) and the tokenizer's vocabulary.
   Retraining, another checkpoint or another vocabulary gives another key. A wrapper without
   a torch model (EUBA cannot run on it anyway) is fingerprinted by its outputs on fixed probe
-  texts.
-* **κ data digest**: every ``(text, label)`` pair used, in order.
-* **settings**: method, early stop ``m``, vocabulary limit.
+  texts;
+* the **κ data**: every ``(text, label)`` pair used, in order;
+* the **settings**: method, early stop ``m``, vocabulary limit.
 
 Files are written atomically (temporary name, then rename), so an interrupted run leaves
-either no cache entry or a whole one. Before any of this, :func:`check_kappa_labels` refuses
-κ data whose labels the model cannot have.
+either no cache entry or a whole one, and its progress (``<key>.progress.pkl``): the next run
+continues the κ from there. Before any of this, :func:`check_kappa_labels` refuses κ data
+whose labels the model cannot have.
 """
 
-import hashlib
-import json
 import logging
 from pathlib import Path
 
-from ...models.fingerprint import model_fingerprint
+from ...resources.paths import cache_dir
+from .sharded import compute_flip_capability, kappa_shards
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +38,6 @@ def _say(message, *args):
     ta_logger.info(message, *args)
 
 
-CACHE_VERSION = 1
 # datasets known by name and how many classes they have: refused early for a model with another number
 KNOWN_CLASSES = {"mr": 2}
 
@@ -47,22 +46,10 @@ class KappaDataError(ValueError):
     """κ data whose labels do not fit the model (one line; raised as a recipe parameter error)."""
 
 
-def data_digest(examples):
-    """Hex digest of the ``(text, label)`` pairs, in order."""
-    h = hashlib.sha256()
-    for text, label in examples:
-        h.update(json.dumps([text, None if label is None else int(label)]).encode() + b"\n")
-    return h.hexdigest()
-
-
 def cache_key(model_wrapper, examples, settings):
-    payload = {
-        "version": CACHE_VERSION,
-        "model": model_fingerprint(model_wrapper),
-        "data": data_digest(examples),
-        "settings": settings,
-    }
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    """The key of the cache entry of κ over ``examples`` with ``settings`` (method, m, vocab_limit)."""
+    _, shards = kappa_shards(model_wrapper, examples, settings["method"], settings["m"], settings["vocab_limit"], 1)
+    return shards[0].key
 
 
 def check_kappa_labels(num_outputs, dataset=None, labels=None):
@@ -109,57 +96,29 @@ def cached_flip_capability(
     data_name=None,
     num_outputs=None,
     folder=None,
-    compute=None,
+    progress=True,
 ):
     """κ of ``model_wrapper`` on ``examples``, from the cache when the same κ was computed before.
 
-    Returns ``(FlipCapabilityResult, path, reused)``. ``compute`` defaults to
-    :func:`.computation.compute_flip_capability` (tests count its calls).
+    Returns ``(FlipCapabilityResult, path of the cache entry, reused)``; ``folder`` defaults to
+    ``cache_dir("kappa")``.
     """
-    from ...resources.paths import cache_dir
-    from ...shared.files import atomic_write_text
-    from .result import FlipCapabilityResult
-
     examples = _clean_labels(examples)
     if num_outputs is not None:
         check_kappa_labels(num_outputs, data_name, [y for _, y in examples])
-    settings = {"method": method, "m": m, "vocab_limit": vocab_limit}
-    key = cache_key(model_wrapper, examples, settings)
-    path = Path(folder) if folder else cache_dir("kappa")
-    path = path / f"kappa_{key}.json"
-    if path.exists():
-        try:
-            result = FlipCapabilityResult.load(path)
-        except (ValueError, KeyError) as e:  # unreadable entry: compute again and replace it
-            logger.warning("ignoring unreadable κ cache %s (%s)", path, e)
-        else:
-            _say("reusing cached κ %s", path)
-            return result, path, True
-    if compute is None:
-        from .computation import compute_flip_capability as compute
-    result = compute(
+    folder = Path(folder) if folder else cache_dir("kappa")
+    result = compute_flip_capability(
         model_wrapper,
         examples,
         method=method,
         m=m,
         vocab_limit=vocab_limit,
-        settings={"data": data_name, "cache_key": key},
+        folder=folder,
+        one_run=False,
+        settings={"data": data_name},
+        progress=progress,
     )
-    result.save(path)
-    atomic_write_text(
-        path.with_suffix(".key.json"),
-        json.dumps(
-            {
-                "key": key,
-                "model": model_fingerprint(model_wrapper),
-                "data": data_digest(examples),
-                "data_name": data_name,
-                "examples": len(examples),
-                "settings": settings,
-            },
-            indent=1,
-            default=str,
-        ),
-    )
-    _say("computed κ and cached it at %s", path)
-    return result, path, False
+    path = folder / f"{cache_key(model_wrapper, examples, {'method': method, 'm': m, 'vocab_limit': vocab_limit})}.pkl"
+    reused = result.stats.computed == 0
+    _say("reusing cached κ %s" if reused else "computed κ and cached it at %s", path)
+    return result, path, reused

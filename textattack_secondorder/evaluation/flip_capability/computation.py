@@ -30,34 +30,19 @@ token, else its unknown token (a neutral embedding for word-level models).
 The same code serves Hugging Face classifiers and the package's word-level
 victims: anything with ``get_input_embeddings()`` that accepts ``inputs_embeds``
 (through :class:`~textattack_secondorder.models.token_classifier.TokenClassifier`).
+
+Running it over a data set, sharded and resumable, in this process or on Ray: :mod:`.sharded`.
 """
 
-import json
-import logging
 import math
 import time
-from pathlib import Path
 
 import numpy as np
 
 from ...models.token_classifier import TokenClassifier
-from ...shared.files import atomic_write_text
-from .result import FlipCapability, FlipCapabilityResult
-
-logger = logging.getLogger(__name__)
+from .result import FlipCapability
 
 DEFAULT_M = 512  # paper: early stop m = 512 by default
-CHECKPOINT_SECONDS = 2.0  # progress is saved at most this often (a small JSON, written atomically)
-
-
-class CheckpointMismatch(ValueError):
-    """A checkpoint made with other settings: it is never mixed into this run."""
-
-
-def _digest(examples):
-    import hashlib
-
-    return hashlib.sha256(json.dumps([[t, None if y is None else int(y)] for t, y in examples]).encode()).hexdigest()
 
 
 def _verify(clf, base, subs):
@@ -195,68 +180,3 @@ class KappaSetup:
             order = np.argsort(-metric.counts[:, label], kind="stable")
             flips, q = euba_flips(self.clf, ids, positions, label, self.vocab_ids, self.emb_v_minus_mask, m, order)
         metric.update(flips, label, q, time.perf_counter() - t0)
-
-
-def compute_flip_capability(
-    model_wrapper,
-    examples,
-    method="euba",
-    m=DEFAULT_M,
-    batch_size=256,
-    device=None,
-    checkpoint=None,
-    progress=True,
-    settings=None,
-    vocab_limit=None,
-    checkpoint_seconds=CHECKPOINT_SECONDS,
-):
-    """κ and ρ of a classifier on ``examples`` (list of ``(text, label)``), in this process.
-
-    Args:
-        method: ``"euba"`` (paper Algorithm 1) or ``"brute"`` (exact).
-        m: EUBA early stop (None = unbounded, equal to brute force).
-        checkpoint: path of a JSON checkpoint, saved atomically after an example at most every
-            ``checkpoint_seconds``; an interrupted run with the same settings and examples resumes
-            from it (an unfinished one with other settings: :class:`CheckpointMismatch`; a finished one
-            with other settings is overwritten).
-        vocab_limit: keep only the first N vocabulary entries (for quick comparisons).
-    Returns:
-        :class:`FlipCapabilityResult`. For a sharded or Ray run see :mod:`.sharded`.
-    """
-    if method not in ("euba", "brute"):
-        raise ValueError("method must be 'euba' or 'brute'")
-    setup = (
-        model_wrapper
-        if isinstance(model_wrapper, KappaSetup)
-        else KappaSetup(model_wrapper, device=device, batch_size=batch_size, vocab_limit=vocab_limit)
-    )
-    settings = dict(settings or {}, method=method, m=m, vocabulary=len(setup.words), examples=len(examples))
-    ckpt_key = dict(settings, examples_digest=_digest(examples))
-    metric, start = None, 0
-    ckpt = Path(checkpoint) if checkpoint else None
-    if ckpt is not None and ckpt.exists():
-        saved = json.loads(ckpt.read_text())
-        if saved.get("key") == json.loads(json.dumps(ckpt_key, default=str)):
-            metric, start = FlipCapability.from_state(saved["state"]), saved["next"]
-            logger.info("resuming flip capability from example %d (%s)", start, ckpt)
-        elif saved.get("next", 0) >= (saved.get("key") or {}).get("examples", float("inf")):
-            # the record of a finished run with other settings: nothing interrupted to protect
-            logger.info("checkpoint %s is a finished run with other settings; starting afresh", ckpt)
-        else:
-            raise CheckpointMismatch(
-                f"checkpoint {ckpt} was made with other settings or examples; delete it or use another output path"
-            )
-    last_save = [time.perf_counter()]
-
-    def save(i, metric):
-        if ckpt is not None and time.perf_counter() - last_save[0] >= checkpoint_seconds:
-            atomic_write_text(ckpt, json.dumps({"key": ckpt_key, "state": metric.state(), "next": i + 1}, default=str))
-            last_save[0] = time.perf_counter()
-
-    desc = f"κ ({method}{'' if method == 'brute' else f', m={m}'})" if progress else None
-    metric = setup.count(examples, method, m, metric=metric, start=start, after_example=save, progress=desc)
-    if ckpt is not None:
-        atomic_write_text(
-            ckpt, json.dumps({"key": ckpt_key, "state": metric.state(), "next": len(examples)}, default=str)
-        )
-    return FlipCapabilityResult(metric, settings)

@@ -77,6 +77,7 @@ class FlipCapabilityResult:
 
     metric: FlipCapability
     settings: dict = field(default_factory=dict)
+    stats: object = field(default=None, compare=False, repr=False)  # RunStats of the run that computed it
 
     @property
     def kappa(self):

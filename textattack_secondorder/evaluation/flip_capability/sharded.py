@@ -1,33 +1,62 @@
-"""κ and ρ sharded over examples, in this process or on a Ray cluster (docs/methods.md §2.1, §7).
+"""κ and ρ over a data set: the one way to run them, sharded and resumable, here or on Ray (docs/methods.md §2.1, §7).
 
-The examples are cut into contiguous shards (:func:`~...distributed.make_shards`); each
-shard's counts ``count[w, c]``, ``|D+|``, queries and seconds are computed from zero by
-:meth:`KappaSetup.count <.computation.KappaSetup.count>` and saved as the shard finishes;
-the merge adds them (:meth:`FlipCapability.merge <.result.FlipCapability.merge>`), so
+The examples are cut into contiguous shards (:func:`~...distributed.make_shards`; one shard
+unless ``--shards N`` or ``--ray``); each shard's counts ``count[w, c]``, ``|D+|``, queries and
+seconds are computed from zero by :meth:`KappaSetup.count <.computation.KappaSetup.count>` and
+saved in the :class:`~...distributed.ShardStore` as the shard finishes; the merge adds them
+(:meth:`FlipCapability.merge <.result.FlipCapability.merge>`), so
 
     κ(w) = Σ_shards count_s[w] / Σ_shards |D+_s|
 
 is exactly the single run's κ for brute force and for EUBA with unbounded early stop. With
 a bounded ``m``, EUBA's phase 2 ranks words by the counts of the sentences before it in
 its shard, so κ (a lower bound either way) depends on the shard layout: it is the same for
-a given ``--shards`` with or without Ray and whatever the number of workers.
+a given ``--shards`` with or without Ray and whatever the number of workers, and the default
+(one shard) is the plain sequential run.
+
+Resume: a re-run reuses the finished shards, and a shard running in this process saves its
+progress (counts so far and the next example) at most every ``checkpoint_seconds`` as
+``<key>.progress.pkl``, so a killed run — even a one-shard default run — continues from there
+and ends with the same counts as an uninterrupted one. The same store with ``one_run=False``
+is the SP-Attack κ cache (:mod:`.cache`).
 """
+
+import time
 
 from ...distributed import ClusterOptions, ShardStore, make_shards, run_shards, shard_count
 from ...models.fingerprint import model_fingerprint
 from ...models.loading import load_model_wrapper
-from .computation import KappaSetup
+from ...shared.digest import content_digest
+from .computation import DEFAULT_M, KappaSetup
 from .result import FlipCapability, FlipCapabilityResult
 
 DEFAULT_SHARD_SIZE = 25  # examples per shard when --ray is given without --shards
+CHECKPOINT_SECONDS = 2.0  # a running shard saves its progress at most this often (after an example)
 
 
 class KappaTask:
-    """The picklable κ work of one shard: load the model once per worker, count a shard's flips."""
+    """The picklable κ work of one shard: load the model once per worker, count a shard's flips.
 
-    def __init__(self, model_spec, method, m, device=None, batch_size=256, vocab_limit=None):
+    ``resumable``: :meth:`run` continues from the progress it saved (``saved``) and saves its
+    progress through ``save`` at most every ``checkpoint_seconds`` (docs/methods.md §7).
+    """
+
+    resumable = True
+
+    def __init__(
+        self,
+        model_spec,
+        method,
+        m,
+        device=None,
+        batch_size=256,
+        vocab_limit=None,
+        checkpoint_seconds=CHECKPOINT_SECONDS,
+        progress=None,
+    ):
         self.model_spec, self.method, self.m = model_spec, method, m
         self.device, self.batch_size, self.vocab_limit = device, batch_size, vocab_limit
+        self.checkpoint_seconds, self.progress = checkpoint_seconds, progress
 
     def setup(self):
         model = (
@@ -37,65 +66,115 @@ class KappaTask:
         )
         return KappaSetup(model, device=self.device, batch_size=self.batch_size, vocab_limit=self.vocab_limit)
 
-    def run(self, setup, shard):
+    def run(self, setup, shard, saved=None, save=None):
         examples = [(t, y) for t, y in shard.items]
-        return setup.count(examples, self.method, self.m).state()
+        metric, start = None, 0
+        if saved is not None:
+            metric, start = FlipCapability.from_state(saved["state"]), saved["next"]
+        last_save = [time.perf_counter()]
 
+        def after_example(i, metric):
+            if save is not None and time.perf_counter() - last_save[0] >= self.checkpoint_seconds:
+                save({"state": metric.state(), "next": i + 1})
+                last_save[0] = time.perf_counter()
 
-def compute_flip_capability_sharded(
-    model_spec,
-    examples,
-    options=None,
-    method="euba",
-    m=None,
-    device=None,
-    batch_size=256,
-    vocab_limit=None,
-    folder=None,
-    settings=None,
-    model_wrapper=None,
-    progress=True,
-):
-    """κ and ρ of ``model_spec`` on ``examples`` computed shard by shard (see the module docstring).
-
-    Args:
-        model_spec: what each worker loads (``load_model_wrapper`` forms: demo victim, folder, ``.py``),
-            or a picklable model wrapper sent to the workers.
-        options: :class:`~...distributed.ClusterOptions` (``--ray``, ``--shards``, workers, threads, GPUs).
-        folder: where finished shards are saved (``None``: nowhere, no resume).
-        model_wrapper: the model already loaded here (fingerprint; the in-process run reuses it).
-    Returns ``(FlipCapabilityResult, RunStats)``.
-    """
-    options = options or ClusterOptions()
-    if model_wrapper is None:
-        model_wrapper = (
-            model_spec if not isinstance(model_spec, str) else load_model_wrapper(model_spec, device, batch_size)
+        metric = setup.count(
+            examples,
+            self.method,
+            self.m,
+            metric=metric,
+            start=start,
+            after_example=after_example,
+            progress=self.progress,
         )
-    setup = KappaSetup(model_wrapper, device=device, batch_size=batch_size, vocab_limit=vocab_limit)
-    n_shards = shard_count(len(examples), options, ray_size=DEFAULT_SHARD_SIZE)
-    key = {
+        return metric.state()
+
+
+def kappa_shards(model_wrapper, examples, method, m, vocab_limit, num_shards):
+    """The shards of a κ run: ``(run settings, [Shard])``, keyed by the model's fingerprint, the settings,
+    the layout and each shard's examples."""
+    settings = {
         "what": "kappa",
         "model": model_fingerprint(model_wrapper),
         "method": method,
         "m": m,
         "vocab_limit": vocab_limit,
-        "shards": n_shards,
+        "shards": num_shards,
     }
-    shards = make_shards([[t, None if y is None else int(y)] for t, y in examples], key, n_shards)
-    task = KappaTask(model_spec, method, m, device, batch_size, vocab_limit)
+    return settings, make_shards([[t, None if y is None else int(y)] for t, y in examples], settings, num_shards)
+
+
+def compute_flip_capability(
+    model,
+    examples,
+    method="euba",
+    m=DEFAULT_M,
+    batch_size=256,
+    device=None,
+    options=None,
+    folder=None,
+    one_run=True,
+    model_spec=None,
+    vocab_limit=None,
+    settings=None,
+    progress=True,
+    checkpoint_seconds=CHECKPOINT_SECONDS,
+):
+    """κ and ρ of a classifier on ``examples`` (list of ``(text, label)``), shard by shard (module docstring).
+
+    Args:
+        model: the model wrapper (loaded here: fingerprint, vocabulary, the shards run in this process),
+            or a model spec to load (``load_model_wrapper`` forms: demo victim, folder, ``.py``).
+        method: ``"euba"`` (paper Algorithm 1) or ``"brute"`` (exact).
+        m: EUBA early stop (None = unbounded, equal to brute force).
+        options: :class:`~...distributed.ClusterOptions` (``--ray``, ``--shards``, workers, threads, GPUs).
+        folder: the shard store (``None``: nowhere, no resume). ``one_run``: the folder belongs to this
+            output only, so an unfinished run with other settings there raises
+            :class:`~...distributed.CheckpointMismatch` (a finished one does not); ``False`` for a
+            store shared by many runs (the κ cache).
+        model_spec: what Ray workers load (default: ``model`` itself, pickled to them).
+        vocab_limit: keep only the first N vocabulary entries (for quick comparisons).
+        settings: recorded in the result with the method, ``m``, vocabulary and examples (and the
+            shard layout when ``--shards``/``--ray`` asked for one).
+    Returns:
+        :class:`FlipCapabilityResult`, with the run's :class:`~...distributed.RunStats` as ``.stats``.
+    """
+    if method not in ("euba", "brute"):
+        raise ValueError("method must be 'euba' or 'brute'")
+    options = options or ClusterOptions()
+    model_spec = model if model_spec is None else model_spec
+    if isinstance(model, str):
+        model = load_model_wrapper(model, device, batch_size)
+    setup = KappaSetup(model, device=device, batch_size=batch_size, vocab_limit=vocab_limit)
+    num_shards = shard_count(len(examples), options, ray_size=DEFAULT_SHARD_SIZE)
+    key, shards = kappa_shards(model, examples, method, m, vocab_limit, num_shards)
+    run_key = content_digest([key, [s.key for s in shards]]) if one_run else None
+    desc = f"κ ({method}{'' if method == 'brute' else f', m={m}'})" if progress else None
+    task = KappaTask(
+        model_spec,
+        method,
+        m,
+        device,
+        batch_size,
+        vocab_limit,
+        checkpoint_seconds,
+        progress=None if options.distributed else desc,  # Ray: one bar over shards, none per sentence
+    )
     states, stats = run_shards(
-        task, shards, ShardStore(folder), options, desc="κ shards", progress=progress, local_state=setup
+        task,
+        shards,
+        ShardStore(folder, run_key),
+        options,
+        desc="κ shards",
+        progress=bool(progress) and (options.distributed or len(shards) > 1),
+        local_state=setup,
     )
     metric = setup.new_metric(examples)
     for state in states:
         metric.merge(FlipCapability.from_state(state))
-    settings = dict(
-        settings or {},
-        method=method,
-        m=m,
-        vocabulary=len(setup.words),
-        examples=len(examples),
-        shards=n_shards,
-        ray=options.ray,
-    )
-    return FlipCapabilityResult(metric, settings), stats
+    settings = dict(settings or {}, method=method, m=m, vocabulary=len(setup.words), examples=len(examples))
+    if options.sharded:
+        settings.update(shards=num_shards, ray=options.ray)
+    result = FlipCapabilityResult(metric, settings)
+    result.stats = stats
+    return result

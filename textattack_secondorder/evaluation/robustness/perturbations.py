@@ -16,7 +16,6 @@ Both are seeded per sentence: the same text and seed give the same perturbation,
 whatever else is in the set.
 """
 
-import hashlib
 import json
 import os
 import random
@@ -29,6 +28,7 @@ from tqdm.auto import tqdm
 from ...resources import load_synonyms
 from ...resources.stopwords import TEXTFOOLER_STOPWORDS
 from ...resources.synonyms import SynonymList
+from ...shared.digest import Digest, content_digest
 from ...transformations.word_swap_proposer import WordSwapProposer
 from ...transformations.word_swap_synonym_list import WordSwapSynonymList
 
@@ -44,8 +44,8 @@ _WORD = re.compile(r"[A-Za-z]+")
 
 def _rng(seed, *parts):
     """A ``random.Random`` seeded from ``seed`` and ``parts`` (stable across runs and processes)."""
-    digest = hashlib.sha256("\x1f".join(map(str, (seed,) + parts)).encode("utf-8")).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
+    digest = Digest("\x1f".join(map(str, (seed,) + parts)).encode("utf-8")).hexdigest(16)
+    return random.Random(int(digest, 16))
 
 
 def _progress(texts, desc, min_size):
@@ -207,8 +207,7 @@ class WordPerturbation:
         if self.method == "synonym":
             table = self.transformation.synonyms
             table = getattr(table, "_table", table)
-            words = json.dumps(sorted((k, list(v)) for k, v in table.items()), ensure_ascii=False)
-            source = hashlib.sha256(words.encode("utf-8")).hexdigest()[:16]
+            source = content_digest(sorted((k, list(v)) for k, v in table.items()), 16)
         else:
             source = repr(self.transformation.proposer)
         return dict(self.settings(), words_from=source, stopwords=sorted(self.stopwords))

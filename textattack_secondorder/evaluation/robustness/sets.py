@@ -10,13 +10,13 @@ everything the perturbation depends on (:func:`part_key`); a rerun reuses a part
 the same key, so a changed setting, example or attacked model builds the set again.
 """
 
-import hashlib
 import json
 from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
 
+from ...shared.digest import content_digest
 from ...shared.files import atomic_write_text
 from .result import PerturbedSet
 
@@ -35,7 +35,7 @@ def part_key(perturbation, texts, labels):
         "texts": list(texts),
         "labels": [None if y is None else int(y) for y in labels],
     }
-    return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode("utf-8")).hexdigest()[:16]
+    return content_digest(payload, 16)
 
 
 def part_path(parts_dir, name, key):
