@@ -366,9 +366,18 @@ def test_benchmark_paper_scale_settings_and_cpu_run_on_a_tiny_bert(tmp_path, tin
     tiny += ["--rho-sentences", "3", "--attack-examples", "2", "--m", "4", "--batch-size", "4", "--no-textfooler"]
     tiny += ["--kappa-sentences", "4", "--workdir", str(tmp_path / "work")]
     bench.main(tiny + ["--seeds", "0", "1", "--out", str(out)])
-    # SP-Attack's κ comes from its own, larger set of train sentences
+    # SP-Attack's κ comes from its own, larger set of held-out sentences, none of them attacked
     kappa_attack = json.loads((tmp_path / "work" / "bert_rand_2_0" / "kappa_attack.json").read_text())
     assert kappa_attack["settings"]["examples"] == 4
+    import random
+
+    import pandas as pd
+
+    from textattack_secondorder.datasets.examples import load_examples
+
+    attacked = {t for t, _ in random.Random(12345).sample(load_examples(str(csv), "test"), 2)}
+    heldout = pd.read_csv(tmp_path / "work" / "bert_rand_2_0" / "kappa_heldout.csv")["text"].tolist()
+    assert len(heldout) == 4 and not attacked & set(heldout)
     rows = json.loads(out.read_text())["rows"]
     assert [(r["model"], r["seed"]) for r in rows] == [
         ("vanilla", None),
