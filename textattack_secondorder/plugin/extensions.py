@@ -35,11 +35,30 @@ All are idempotent and leave TextAttack's behaviour unchanged for its own recipe
 
 import functools
 import json
+import logging
+import os
+import pickle
 import sys
 from collections import OrderedDict
 
+import pandas as pd
+from langdetect.lang_detect_exception import LangDetectException
+from textattack import Attacker, CommandLineAttackArgs, DatasetArgs, ModelArgs
+from textattack.attack_results import AttackResult
+from textattack.commands.attack_command import AttackCommand
+from textattack.commands.attack_resume_command import AttackResumeCommand
+from textattack.commands.augment_command import AugmentCommand
+from textattack.goal_functions import UntargetedClassification
+from textattack.loggers import AttackLogManager, CSVLogger
+from textattack.metrics.attack_metrics import AttackQueries, WordsPerturbed
+from textattack.shared import AttackCheckpoint, logger, validators
+
 from ..attack_recipes.build import attack_recipes, checked_recipe
+from ..goal_functions.second_order import SecondOrderClassification
+from ..metrics.second_order import VictimAccuracy
 from ..shared.errors import UsageError, UserError
+from ..shared.files import atomic_write_bytes
+from ..shared.inputs import UnreadableRow
 from .registry import augmentation_recipes
 
 # Summary rows added to every run of this process (``textattack-so attack --asr1`` fills it).
@@ -56,7 +75,6 @@ def _once(owner, attr, make):
 
 
 def _extend_csv_logger():
-    from textattack.loggers import CSVLogger
 
     def make(original):
         def log_attack_result(self, result):
@@ -65,7 +83,6 @@ def _extend_csv_logger():
             guarded = hasattr(result, "skip_kind")
             if fields is None and not guarded:
                 return
-            import pandas as pd
 
             row = self.row_list[-1]
             for k, v in (fields() if fields else {}).items():
@@ -81,8 +98,6 @@ def _extend_csv_logger():
 
 
 def _extend_diff_color():
-    from langdetect.lang_detect_exception import LangDetectException
-    from textattack.attack_results import AttackResult
 
     def make(original):
         def diff_color(self, color_method=None):
@@ -100,7 +115,6 @@ def _extend_diff_color():
 
 
 def _extend_summary_metrics():
-    from textattack.metrics.attack_metrics import AttackQueries, WordsPerturbed
 
     def make_queries(original):
         def avg_num_queries(self):
@@ -137,7 +151,6 @@ class RowsReadSafely:
         return getattr(self._dataset, name)
 
     def __getitem__(self, i):
-        from ..shared.inputs import UnreadableRow
 
         try:
             return self._dataset[i]
@@ -160,8 +173,6 @@ def _replay_checkpoint(guard, dataset, checkpoint):
     offset = getattr(checkpoint.attack_args, "num_examples_offset", 0) or 0
     done = [i for i in range(offset, len(dataset)) if i not in left]
     if len(done) != checkpoint.results_count:
-        import logging
-
         logging.getLogger(__name__).warning(
             "checkpoint: %d rows attacked but %d results saved; rows before the checkpoint are not checked for "
             "duplicates again",
@@ -173,7 +184,6 @@ def _replay_checkpoint(guard, dataset, checkpoint):
 
 
 def _extend_attacker():
-    from textattack import Attacker
 
     def make(original):
         def attack_dataset(self):
@@ -204,17 +214,12 @@ def _extend_attacker():
 
 
 def _extend_checkpoint_save():
-    from textattack.shared import AttackCheckpoint, logger
 
     def make(original):
         def save(self, quiet=False):
             # TextAttack pickles straight into ``<time>.ta.chkpt``: a run killed while saving leaves half a
             # checkpoint, which ``attack-resume --checkpoint-file latest`` then picks. Same file name, written
             # under a temporary name and renamed into place (docs/methods.md §6).
-            import os
-            import pickle
-
-            from ..shared.files import atomic_write_bytes
 
             path = os.path.join(self.attack_args.checkpoint_dir, f"{int(self.time * 1000)}.ta.chkpt")
             if not quiet:
@@ -229,7 +234,6 @@ def _extend_checkpoint_save():
 
 
 def _extend_attack_resume():
-    from textattack.commands.attack_resume_command import AttackResumeCommand
 
     def make(original):
         def run(self, args):
@@ -237,7 +241,6 @@ def _extend_attack_resume():
             # reads the model arguments from ``checkpoint.attack_args.attack_args`` (they are the saved
             # CommandLineAttackArgs themselves) and calls ``DatasetArgs.parse_dataset_from_args`` (it is
             # ``_create_dataset_from_args``). The same steps, as `textattack attack` builds them.
-            from textattack import Attacker, CommandLineAttackArgs, DatasetArgs, ModelArgs
 
             checkpoint = self._parse_checkpoint_from_args(args)
             saved = checkpoint.attack_args
@@ -282,8 +285,6 @@ def _check_command_args(args):
 
 
 def _extend_commands():
-    from textattack.commands.attack_command import AttackCommand
-    from textattack.commands.augment_command import AugmentCommand
 
     def make(original):
         def run(self, args):
@@ -306,10 +307,6 @@ OUR_VICTIM_GLOBS = (r"^textattack_secondorder\.models\.word_models\.\w*ForSequen
 
 
 def _extend_validators():
-    from textattack.goal_functions import UntargetedClassification
-    from textattack.shared import validators
-
-    from ..goal_functions.second_order import SecondOrderClassification
 
     table = validators.MODELS_BY_GOAL_FUNCTION
     # One list shared by TextAttack's classification goal functions (targeted, untargeted, input reduction).
@@ -327,7 +324,6 @@ SECOND_ORDER_ROWS = {
 def second_order_summary_rows(rows, results):
     """TextAttack's summary ``rows`` of a second-order run, with "Original accuracy" the victim's real
     accuracy on the attacked sentences and "Accuracy under attack" named for what it counts."""
-    from ..metrics.second_order import VictimAccuracy
 
     out = []
     for name, value in rows:
@@ -338,7 +334,6 @@ def second_order_summary_rows(rows, results):
 
 
 def _extend_log_summary():
-    from textattack.loggers import AttackLogManager
 
     def make(original):
         def log_summary(self):
