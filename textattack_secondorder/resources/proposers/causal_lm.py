@@ -4,6 +4,9 @@ import os
 
 from .base import DEFAULT_TOP_K, WORD_PATTERN, WordProposer, flatten_requests, resolve_dtype
 
+# torch/transformers inside the methods: the CLI imports this module at parse time (resources.proposers), and
+# `textattack-so --help` stays free of them (~0.5 s, not ~6 s more with transformers; measured).
+
 
 class CausalLMProposer(WordProposer):
     """Offline proposer from a causal LM (default: Gemma-3-270M).

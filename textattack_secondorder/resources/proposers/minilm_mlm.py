@@ -11,6 +11,9 @@ from pathlib import Path
 from .base import TokenNormalizer, WordProposer, resolve_dtype
 from .masked_lm import MaskedLMProposer
 
+# torch/transformers inside functions: the CLI imports this module at parse time (resources.proposers), and
+# `textattack-so --help` stays free of them (~0.5 s, not ~6 s more with transformers; measured).
+
 ADDON_FILE = "minilm_mlm_addon.safetensors"
 
 MINILM_LORA_RANK = 8
