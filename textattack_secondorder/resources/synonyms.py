@@ -23,7 +23,6 @@ from textattack.shared import WordEmbedding
 
 from ..shared.files import atomic_write_text
 from .errors import ResourceError
-from .loaders import load_synonyms
 from .paths import cache_dir
 
 logger = logging.getLogger(__name__)
@@ -158,6 +157,9 @@ class SynonymList:
         elif isinstance(source, dict):
             table, self.source = _validate(source, "<dict>"), "<dict>"
         elif source is None:
+            # imported here: the slot default is built by .loaders, which imports this module (a two-way tie)
+            from . import load_synonyms
+
             table, self.source = load_synonyms(), "slot default"
         else:
             table, self.source = read_synonym_file(source), str(source)
