@@ -189,13 +189,12 @@ def test_planted_fragile_model_fails_attack_and_second_order_and_junit_says_by_h
 def test_threshold_edit_changes_the_verdict_without_recomputing(setup, monkeypatch, capsys):
     out = setup / "out"
     assert main(["check", str(write_config(setup, checks=fragile_checks(setup))), "--out", str(out)]) == 1
-    from textattack_secondorder.checks import AttackCheck, MeaningCheck, SecondOrderCheck
-    from textattack_secondorder.models import loading
+    from textattack_secondorder.checks import AttackCheck, MeaningCheck, SecondOrderCheck, runner
 
     calls = []
     for cls in (AttackCheck, MeaningCheck, SecondOrderCheck):
         monkeypatch.setattr(cls, "evaluate", lambda self, *a: calls.append(self.name))
-    monkeypatch.setattr(loading, "load_model_wrapper", lambda *a, **k: calls.append("model loaded"))
+    monkeypatch.setattr(runner, "load_model_wrapper", lambda *a, **k: calls.append("model loaded"))
     checks = fragile_checks(setup, so_threshold=100.0)
     checks[1]["threshold"] = 100.0
     capsys.readouterr()
@@ -262,9 +261,9 @@ BAD = [
     ids=["unknown-check", "unknown-metric", "missing-threshold", "threshold-type", "unknown-setting", "unknown-attack"],
 )
 def test_bad_config_is_one_line_exit_2_before_any_model_is_loaded(tmp_path, monkeypatch, capsys, body, words):
-    from textattack_secondorder.models import loading
+    from textattack_secondorder.checks import runner
 
-    monkeypatch.setattr(loading, "load_model_wrapper", lambda *a, **k: pytest.fail("model loaded"))
+    monkeypatch.setattr(runner, "load_model_wrapper", lambda *a, **k: pytest.fail("model loaded"))
     path = tmp_path / "bad.toml"
     path.write_text('model = "mr-cnn"\n' + body + "\n")
     assert main(["check", str(path), "--out", str(tmp_path / "out")]) == 2

@@ -341,7 +341,7 @@ def test_textattack_so_negative_num_examples_exits_2_in_one_line():
 
 
 def _user_error_classes():
-    from textattack_secondorder.checks.config import ConfigError
+    from textattack_secondorder.checks.base import ConfigError
     from textattack_secondorder.distributed import ClusterError
     from textattack_secondorder.models.probe import ModelProbeError
     from textattack_secondorder.models.token_classifier import GradientAccessError

@@ -53,6 +53,19 @@ def test_import_is_cheap_and_does_not_import_torch():
     assert out.stdout.split() == ["False", "False"]
 
 
+def test_cli_parser_and_check_config_do_not_import_torch_or_textattack():
+    """`textattack-so --help` builds every parser, `check --init` and config validation load every check module:
+    the in-function imports that keep these paths light (each module says why) must stay in place."""
+    code = (
+        "import sys, textattack_secondorder.cli as c; c.build_parser();"
+        "import textattack_secondorder.checks.config, textattack_secondorder.checks.starter;"
+        "print(*(m in sys.modules for m in ('torch', 'textattack', 'transformers', 'pandas', 'matplotlib')))"
+    )
+    out = run([sys.executable, "-c", code])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False"] * 5
+
+
 def test_every_subpackage_is_listed_and_imports():
     import textattack_secondorder
 

@@ -2,11 +2,11 @@
 
 import sys
 
+from . import cli
+
 
 def main(argv=None):
-    from .cli import main as _main
-
-    return _main(argv)
+    return cli.main(argv)
 
 
 if __name__ == "__main__":

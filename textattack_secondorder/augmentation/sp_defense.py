@@ -40,7 +40,16 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
+import torch
+from textattack.shared import AttackedText
+
+from ..datasets.examples import load_examples
+from ..models.loading import load_model_wrapper
+from ..models.token_classifier import TokenClassifier
+from ..resources import load_synonyms
 from ..shared.files import atomic_write_text
+from ..shared.inputs import bad_text_reason
 from ..shared.text import match_case
 
 logger = logging.getLogger(__name__)
@@ -52,9 +61,6 @@ SPECIAL_THRESHOLD = 1.0  # paper: log-frequency margin > 1
 # ----------------------------------------------------------------------------- special words
 def augmentation_vocabulary(clf, examples):
     """``(ids, words)``: the model's letters-only vocabulary entries that occur in ``examples``' texts."""
-    import numpy as np
-    from textattack.shared import AttackedText
-
     seen = {w.lower() for t, _ in examples for w in AttackedText(t).words}
     ids, words = clf.vocabulary()
     keep = [k for k, w in enumerate(words) if w.lower() in seen]
@@ -65,8 +71,6 @@ def augmentation_vocabulary(clf, examples):
 
 def special_word_table(examples, threshold=SPECIAL_THRESHOLD, min_count=2):
     """``{label: [words]}``: T(y) from labelled training examples (docs/methods.md §2.4)."""
-    from textattack.shared import AttackedText
-
     counts = {}
     for text, label in examples:
         counts.setdefault(label, Counter()).update(w.lower() for w in AttackedText(text).words)
@@ -92,16 +96,12 @@ def load_special_words(path):
 
 # ----------------------------------------------------------------------------- one-word edits
 def _replace(text_or_at, index, word):
-    from textattack.shared import AttackedText
-
     at = text_or_at if isinstance(text_or_at, AttackedText) else AttackedText(text_or_at)
     return at.replace_word_at_index(index, match_case(word, at.words[index])).text
 
 
 def random_augment(text, vocabulary, rng):
     """Replace one random word by a random vocabulary word (different from it)."""
-    from textattack.shared import AttackedText
-
     at = AttackedText(text)
     if not at.words:
         return text
@@ -115,8 +115,6 @@ def random_augment(text, vocabulary, rng):
 
 def special_augment(text, label, table, rng):
     """Replace a random position by a random word of T(label)."""
-    from textattack.shared import AttackedText
-
     at = AttackedText(text)
     words = table.get(label) or table.get(str(label)) or []
     if not at.words or not words:
@@ -132,9 +130,6 @@ def gradient_augment(clf, texts, labels, vocab=None, batch_size=32):
     ``clf``: a :class:`~textattack_secondorder.models.token_classifier.TokenClassifier`.
     Returns the augmented texts (a text with no substitutable word is returned unchanged).
     """
-    import torch
-    from textattack.shared import AttackedText
-
     vocab_ids, vocab_words = vocab if vocab is not None else clf.vocabulary()
     E = clf.embedding_matrix().to(clf.device)
     Ev = E[torch.as_tensor(vocab_ids, device=clf.device)]
@@ -229,14 +224,10 @@ class SPDefenseAugmenter:
         if vocab_data == "auto":
             vocab_data = "mr" if isinstance(model, str) and model.startswith("mr-") else None
         if isinstance(model, str):
-            from ..models.loading import load_model_wrapper
-
             model = load_model_wrapper(model, device=device)
         self.model_wrapper = model
         self.clf = None
         if model is not None:
-            from ..models.token_classifier import TokenClassifier
-
             self.clf = (
                 model
                 if isinstance(model, TokenClassifier)
@@ -261,16 +252,12 @@ class SPDefenseAugmenter:
         if isinstance(vocabulary, tuple) and len(vocabulary) == 2 and not isinstance(vocabulary[0], str):
             self.vocab, vocabulary = vocabulary, list(vocabulary[1])
         elif vocabulary is None and vocab_data and self.clf is not None:
-            from ..datasets.examples import load_examples
-
             self.vocab = augmentation_vocabulary(self.clf, load_examples(vocab_data, "train"))
             logger.info("sp-defense: %d vocabulary words that occur in %s", len(self.vocab[1]), vocab_data)
         if vocabulary is None:
             if self.vocab is not None:
                 vocabulary = self.vocab[1]
             else:
-                from ..resources import load_synonyms
-
                 vocabulary = sorted(load_synonyms())
         self.vocabulary = list(vocabulary)
         self.transformations_per_example = int(transformations_per_example)
@@ -287,8 +274,6 @@ class SPDefenseAugmenter:
         words, ...) comes back unchanged with mode ``"skipped"``; ``self.skip_reasons`` maps its
         index to the reason.
         """
-        from ..shared.inputs import bad_text_reason
-
         self.skip_reasons = {i: r for i, (t, _) in enumerate(examples) if (r := bad_text_reason(t))}
         if self.skip_reasons:
             good = [i for i in range(len(examples)) if i not in self.skip_reasons]

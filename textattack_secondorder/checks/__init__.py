@@ -3,10 +3,12 @@ commands' own code paths, judged against thresholds, reported as HTML, JSON and 
 
 One floor above :mod:`..evaluation` and :mod:`..sweeps`, below :mod:`..cli`:
 
-* :mod:`.base` — metrics, settings, the :class:`~.base.Evaluation` a check stores and the verdict;
+* :mod:`.base` — metrics, settings, the :class:`~.base.Evaluation` a check stores, the verdict and
+  :class:`~.base.ConfigError` (one line, exit code 2);
 * one module per kind of check: :mod:`.second_order`, :mod:`.attack`, :mod:`.bias`, :mod:`.single_word`,
   :mod:`.perturbed_sets`, :mod:`.meaning`;
-* :mod:`.config` — TOML loading and validation (:class:`~.config.ConfigError`: one line, exit code 2);
+* :mod:`.registry` — ``CHECKS``: the check class of each ``kind``;
+* :mod:`.config` — TOML loading and validation;
 * :mod:`.runner` — runs the checks, reusing every stored evaluation whose content key has not changed;
 * :mod:`.report` — ``report.html``, ``results.json``, ``junit.xml`` and the console table;
 * :mod:`.starter` — the commented starter config of ``check --init``.
@@ -16,12 +18,9 @@ from .attack import AttackCheck
 from .bias import BiasCheck
 from .meaning import MeaningCheck
 from .perturbed_sets import PerturbedSetsCheck
+from .registry import CHECKS
 from .second_order import SecondOrderCheck
 from .single_word import SingleWordCheck
-
-CHECKS = {
-    c.kind: c for c in (SecondOrderCheck, AttackCheck, BiasCheck, SingleWordCheck, PerturbedSetsCheck, MeaningCheck)
-}
 
 __all__ = [
     "CHECKS",

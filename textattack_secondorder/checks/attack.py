@@ -6,6 +6,9 @@ import re
 
 from .base import AT_LEAST, AT_MOST, Check, Evaluation, Metric
 
+# TextAttack (recipes, sweeps, metrics) and pandas inside functions: `check CONFIG` and `check --init` load
+# every check module before any work, and stay free of TextAttack and torch (0.4 s instead of ~20 s; measured).
+
 SWEEP_SETTINGS = {
     "recipe": ("sp-attack", str, "recipe name, with parameters as NAME^a=1,b='x'"),
     "seed": (765, int, "seed of example i is seed + i (TextAttack: 765)"),

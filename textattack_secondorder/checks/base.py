@@ -9,7 +9,13 @@ re-runs an evaluation.
 
 from dataclasses import dataclass, field
 
+from ..shared.errors import UserError
+
 AT_MOST, AT_LEAST = "at_most", "at_least"  # value <= threshold passes / value >= threshold passes
+
+
+class ConfigError(ValueError, UserError):
+    """A bad gate configuration: one line naming the key and the valid choices (exit code 2)."""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,17 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from ..shared.errors import UserError
+from ..models.victims import VICTIMS
+from .base import ConfigError
+from .registry import CHECKS
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python < 3.11
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:
+        tomllib = None  # _read_toml says what to install
 
 TOP_KEYS = {
     "model": (str, "the victim, in any --model form (mr-cnn, a model folder, file.py^variable, a hub id)"),
@@ -32,10 +42,6 @@ RUN_KEYS = {
 CHECK_KEYS = ("kind", "name", "metric", "threshold", "settings")
 
 
-class ConfigError(ValueError, UserError):
-    """A bad gate configuration: one line naming the key and the valid choices (exit code 2)."""
-
-
 @dataclass
 class GateConfig:
     path: str
@@ -50,16 +56,11 @@ class GateConfig:
 
 
 def _read_toml(path):
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python < 3.11
-        try:
-            import tomli as tomllib
-        except ModuleNotFoundError:
-            raise ConfigError(
-                f"reading TOML needs Python >= 3.11 (tomllib) or the 'tomli' package; this is "
-                f"Python {sys.version.split()[0]}: pip install tomli"
-            ) from None
+    if tomllib is None:
+        raise ConfigError(
+            f"reading TOML needs Python >= 3.11 (tomllib) or the 'tomli' package; this is "
+            f"Python {sys.version.split()[0]}: pip install tomli"
+        )
     if not os.path.exists(path):
         raise ConfigError(f"config {path!r} not found (write a starter with: textattack-so check --init {path})")
     try:
@@ -96,8 +97,6 @@ def _unknown(key, value, valid):
 
 def parse_config(data, path="<config>"):
     """A validated :class:`GateConfig` from the TOML mapping ``data``."""
-    from . import CHECKS
-
     for key, value in data.items():
         if key not in TOP_KEYS:
             raise _unknown("top-level key", key, TOP_KEYS)
@@ -183,8 +182,6 @@ def parse_config(data, path="<config>"):
 
 def _check_model(spec):
     """Refuse a model that certainly cannot be loaded, without loading it (a hub id is tried later)."""
-    from ..models.victims import VICTIMS
-
     path = spec.split("^")[0]
     if path.endswith(".py"):
         if not os.path.exists(path):

@@ -14,11 +14,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..datasets.examples import load_examples
 from ..distributed import ClusterOptions
+from ..models.fingerprint import spec_fingerprint
+from ..models.loading import load_model_wrapper
+from ..models.probe import probe_model
 from ..shared.digest import content_digest
 from ..shared.files import atomic_write_text
-from .base import Evaluation, Verdict, judge
-from .config import ConfigError
+from ..shared.inputs import bad_text_reason, screen_examples
+from .base import ConfigError, Evaluation, Verdict, judge
 
 STORE = "evaluations"
 
@@ -48,8 +52,6 @@ class GateContext:
     @property
     def model(self):
         if self._model is None:
-            from ..models.loading import load_model_wrapper
-
             try:
                 self._model = load_model_wrapper(self.spec, self.device, self.batch_size)
             except Exception as e:  # noqa: BLE001 - any failure to load is a config problem: one line, exit 2
@@ -62,8 +64,6 @@ class GateContext:
 
     def examples(self, settings):
         """The raw ``(text, label)`` rows a check's settings name (dataset, split, num_examples)."""
-        from ..datasets.examples import load_examples
-
         key = (settings["dataset"], settings["split"], settings["num_examples"])
         if key not in self._examples:
             try:
@@ -79,9 +79,6 @@ class GateContext:
 
     def screened(self, settings, labelled=True):
         """The usable rows (docs/methods.md §6) and the skipped ones, as the commands screen them."""
-        from ..models.probe import probe_model
-        from ..shared.inputs import bad_text_reason, screen_examples
-
         examples = self.examples(settings)
         if self._num_classes is None:
             self._num_classes = probe_model(self.model, [t for t, _ in examples if not bad_text_reason(t)][:2])
@@ -95,8 +92,6 @@ class GateContext:
 
 
 def check_key(context, check):
-    from ..models.fingerprint import spec_fingerprint
-
     data = context.examples(check.settings) if check.DATA_SETTINGS else None
     deps = [context.done[d].key for d in check.depends_on()]
     return content_digest(

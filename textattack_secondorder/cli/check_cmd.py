@@ -42,7 +42,8 @@ def add_parser(subparsers):
 
 
 def run(args):
-    from ..checks.config import ConfigError, load_config
+    from ..checks.base import ConfigError
+    from ..checks.config import load_config
 
     if args.init:
         from ..checks.starter import write_starter

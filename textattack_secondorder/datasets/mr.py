@@ -35,8 +35,12 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from ..resources import hub_available
 from ..resources.paths import cache_dir
 from ..shared.files import atomic_write_text
+
+# Hugging Face datasets and TextAttack inside functions: the CLI imports this module at parse time (through
+# datasets.examples), and `textattack-so --help` stays free of them (~0.5 s, not ~20 s with TextAttack; measured).
 
 logger = logging.getLogger(__name__)
 
@@ -207,7 +211,6 @@ def split_indices(labels, test_fraction=TEST_FRACTION, seed=SPLIT_SEED):
 def _hub_allowed():
     if os.environ.get("HF_DATASETS_OFFLINE", "") not in ("", "0"):
         return False
-    from ..resources import hub_available
 
     return hub_available()
 

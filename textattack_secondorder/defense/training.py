@@ -34,6 +34,12 @@ import shutil
 import time
 from pathlib import Path
 
+import torch
+from tqdm.auto import tqdm
+
+from ..augmentation.sp_defense import SPDefenseAugmenter, augmentation_vocabulary, special_word_table
+from ..models.token_classifier import TokenClassifier
+
 logger = logging.getLogger(__name__)
 
 DEFENSES = ("sp-defense", "rand")
@@ -81,11 +87,6 @@ def train_defense(
     ``vocabulary``: ``(ids, words)`` the augmentations draw from (default :func:`augmentation_vocabulary`).
     ``history``: a list that receives the mean training loss of every 50 steps.
     """
-    import torch
-
-    from ..augmentation.sp_defense import SPDefenseAugmenter, augmentation_vocabulary, special_word_table
-    from ..models.token_classifier import TokenClassifier
-
     if defense not in TRAINING_MIXES:
         raise ValueError(f"defense must be one of {TRAINING_MIXES}")
     if int(steps) < 1:
@@ -109,8 +110,6 @@ def train_defense(
     losses = []
     steps_iter = range(steps)
     if progress:
-        from tqdm.auto import tqdm
-
         steps_iter = tqdm(steps_iter, desc=f"{defense} fine-tuning", unit="step")
     t0 = time.perf_counter()
     for _ in steps_iter:

@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 
 from ..shared.errors import UserError
 
+# ray inside functions: optional (the [ray] extra). torch and tqdm too: the CLI imports this module at parse time
+# (ClusterOptions) and `textattack-so --help` must stay free of torch (~0.5 s, not ~6 s more with torch; measured).
+
 logger = logging.getLogger(__name__)
 
 LOCAL = "local"  # --ray without an address: start a Ray instance on this machine

@@ -9,11 +9,14 @@ probe texts. Used by the κ cache and by the shard keys of sharded runs.
 """
 
 import json
+import os
 import re
+from pathlib import Path
 
 import numpy as np
 
 from ..shared.digest import Digest
+from .victims import VICTIMS, victim_path
 
 FINGERPRINT_TEXTS = (
     "the film is good and the acting is fine .",
@@ -71,14 +74,9 @@ def spec_fingerprint(spec):
     Names, sizes and modification times of the files, without loading the model: a retrained or
     replaced model under the same name gets a new digest. ``""`` for a hub id or unknown name.
     """
-    import os
-    from pathlib import Path
-
     path = Path(str(spec).split("^")[0])
     if not path.exists():
         try:
-            from .victims import VICTIMS, victim_path
-
             path = Path(victim_path(spec)) if spec in VICTIMS else path
         except Exception:  # noqa: BLE001 - not a demo victim
             return ""

@@ -10,8 +10,11 @@ import re
 
 import numpy as np
 
+# torch inside methods: the CLI imports this module at parse time (flip_capability_cmd), and
+# `textattack-so --help` must stay free of torch (~0.5 s, not ~6 s more with torch; measured).
 from ..shared.errors import UserError
 from .prediction import predict_logits
+from .probe import model_name
 
 _LETTERS = re.compile(r"^[^\W\d_]+$")
 
@@ -53,8 +56,6 @@ class TokenClassifier:
     def require_access(model_wrapper, purpose="κ/ρ", name=None):
         """Raise :class:`GradientAccessError` (one line: the model, ``purpose``, what is missing) unless
         ``model_wrapper`` has a PyTorch ``model`` with ``get_input_embeddings()`` and a ``tokenizer``."""
-        from .probe import model_name
-
         model, tok = getattr(model_wrapper, "model", None), getattr(model_wrapper, "tokenizer", None)
         missing = [
             what

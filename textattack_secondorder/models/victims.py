@@ -29,8 +29,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..datasets.mr import load_mr
 from ..resources.paths import cache_dir
 from ..shared.files import atomic_write_text
+
+# transformers, torch (training, word_models, wrappers) inside functions: this catalogue (VICTIMS, victim_path) is
+# imported by models.fingerprint at CLI parse time and by `check` to validate a config, which stay free of torch
+# (`textattack-so --help` ~0.5 s, not ~15 s with transformers; measured).
 
 logger = logging.getLogger(__name__)
 
@@ -106,7 +111,6 @@ def read_metrics(name):
 def _load_data(spec, data):
     if data is not None:
         return data
-    from ..datasets.mr import load_mr
 
     return load_mr("train"), load_mr("test")
 

@@ -21,10 +21,18 @@ right) or not: padded positions are masked out of the pooling.
 """
 
 import logging
+import re
 
 import torch
+from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 from torch import nn
-from transformers import PretrainedConfig, PreTrainedModel
+from transformers import (
+    AutoConfig,
+    AutoModelForSequenceClassification,
+    PretrainedConfig,
+    PreTrainedModel,
+    PreTrainedTokenizerFast,
+)
 from transformers.modeling_outputs import SequenceClassifierOutput
 
 logger = logging.getLogger(__name__)
@@ -248,8 +256,6 @@ def build_word_model(arch, vocab_size, vectors=None, **config_kwargs):
 
 def pretokenize(text):
     """The word pieces the word tokenizer sees (lower-cased), computed with Python's ``re``."""
-    import re
-
     return re.findall(PRETOKENIZE_PATTERN, text.lower())
 
 
@@ -260,9 +266,6 @@ def build_word_tokenizer(vocab_words, max_length=DEFAULT_MAX_LENGTH):
     (duplicates and the special tokens are skipped). ``model_max_length`` is
     small so TextAttack's stock wrapper does not pad to 512.
     """
-    from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast
-
     vocab = {PAD_TOKEN: 0, UNK_TOKEN: 1}
     for w in vocab_words:
         if w not in vocab:
@@ -294,7 +297,6 @@ def register_auto_classes():
     global _REGISTERED
     if _REGISTERED:
         return
-    from transformers import AutoConfig, AutoModelForSequenceClassification
 
     for config_cls, model_cls in ARCHITECTURES.values():
         try:

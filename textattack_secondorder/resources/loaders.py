@@ -7,11 +7,13 @@ exactly what ``textattack-so resources`` prints. A value that cannot be built ra
 Heavy imports (torch, transformers, TextAttack) happen inside the builders.
 """
 
-# torch/transformers inside the builders: `import textattack_secondorder.resources` ~0.2 s, not ~8.5 s (measured).
+# torch/transformers/TextAttack inside the builders, and .gemma/.glove/.perplexity/.synonyms (which import them at
+# their top): `import textattack_secondorder.resources` ~0.2 s, not ~8.5 s (measured).
 
 import logging
 
 from .errors import ResourceError
+from .paths import data_path
 from .proposers import BY_NAME as PROPOSERS_BY_NAME
 from .proposers import build_proposer, proposer_class
 from .resolution import hub_available, in_hf_cache, require, resolve
@@ -70,7 +72,6 @@ def _build_sentence_encoder(value, device=None, constraint=None):
 
 
 def _build_synonyms(value):
-    from .paths import data_path
     from .synonyms import counterfitted_synonyms, read_synonym_file
 
     if value == "counter-fitted":

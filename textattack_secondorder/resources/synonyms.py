@@ -18,6 +18,10 @@ import logging
 import threading
 from pathlib import Path
 
+import numpy as np
+from textattack.shared import WordEmbedding
+
+from ..shared.files import atomic_write_text
 from .errors import ResourceError
 from .paths import cache_dir
 
@@ -108,10 +112,6 @@ def counterfitted_synonyms(topn=8, min_cos=0.5, alphabetic_only=True):
     cache = cache_dir("synonyms") / f"counterfitted_neighbours_top{topn}_cos{min_cos}.json"
     if cache.is_file():
         return read_synonym_file(cache)
-    import numpy as np
-    from textattack.shared import WordEmbedding
-
-    from ..shared.files import atomic_write_text
 
     emb = WordEmbedding.counterfitted_GLOVE_embedding()
     matrix = np.asarray(emb.embedding_matrix, dtype=np.float32)
@@ -157,6 +157,7 @@ class SynonymList:
         elif isinstance(source, dict):
             table, self.source = _validate(source, "<dict>"), "<dict>"
         elif source is None:
+            # imported here: the slot default is built by .loaders, which imports this module (a two-way tie)
             from . import load_synonyms
 
             table, self.source = load_synonyms(), "slot default"

@@ -20,6 +20,8 @@ import numpy as np
 from textattack.goal_function_results import GoalFunctionResultStatus
 from textattack.search_methods import SearchMethod
 
+from ..resources import load_causal_lm, load_sentence_encoder
+
 WEIGHTS = {"paper": (3.0, 20.0), "code": (20.0, 3.0)}
 
 
@@ -64,15 +66,11 @@ class SPAttackSearch(SearchMethod):
     # lazily loaded resources ----------------------------------------------------
     def encoder(self):
         if self._encoder is None or isinstance(self._encoder, str):
-            from ..resources import load_sentence_encoder
-
             self._encoder = load_sentence_encoder(self._encoder, device=self.device)
         return self._encoder
 
     def language_model(self):
         if self._lm is None or isinstance(self._lm, str):
-            from ..resources import load_causal_lm
-
             self._lm = load_causal_lm(self._lm, device=self.device)
         return self._lm
 

@@ -1,8 +1,10 @@
 """Sentence chrF (Popović 2015) as Michel et al. (NAACL 2019) use it: sacrebleu's defaults, scaled to [0, 1].
 
 The one chrF of the package, used by the meaning-preservation evaluation (docs/methods.md §3),
-the ``chrf`` constraint and the mean-chrF summary metric. sacrebleu is imported on first use.
+the ``chrf`` constraint and the mean-chrF summary metric.
 """
+
+from sacrebleu import sentence_chrf
 
 # chrF as Michel et al. (2019) use it: "chrF (Popović 2015)", sacrebleu's defaults.
 CHAR_ORDER = 6  # character n-grams up to 6
@@ -12,8 +14,6 @@ BETA = 2  # recall weighted twice as much as precision
 
 def chrf(hypothesis, reference, char_order=CHAR_ORDER, beta=BETA):
     """Sentence chrF of ``hypothesis`` against ``reference``, in [0, 1] (sacrebleu ``sentence_chrf`` / 100)."""
-    from sacrebleu import sentence_chrf
-
     return (
         sentence_chrf(str(hypothesis), [str(reference)], char_order=char_order, word_order=WORD_ORDER, beta=beta).score
         / 100.0

@@ -2,6 +2,9 @@
 
 import os
 
+# torch inside resolve_device: the CLI imports this module at parse time (through resources.proposers), and
+# `textattack-so --help` must not import torch (0.5 s instead of ~20 s with TextAttack/torch, measured).
+
 
 def resolve_device(device=None):
     """``device`` if given, else ``$TA_DEVICE``, else CUDA when available, else CPU (as TextAttack decides).

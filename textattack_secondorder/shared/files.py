@@ -1,5 +1,6 @@
 """Atomic file writes: a reader (or a crashed run) never sees half a file."""
 
+import io
 import os
 from pathlib import Path
 
@@ -23,8 +24,6 @@ def atomic_write_text(path, text):
 
 def atomic_savefig(fig, path, **kwargs):
     """Save a matplotlib figure as PNG to ``path`` atomically (rendered in memory, then renamed into place)."""
-    import io
-
     buf = io.BytesIO()
     fig.savefig(buf, format="png", **kwargs)
     atomic_write_bytes(path, buf.getvalue())

@@ -13,6 +13,8 @@ and by the long ``textattack-so`` commands, so that a row is judged the same way
 Nothing here imports torch or TextAttack.
 """
 
+import csv
+import io
 import math
 import numbers
 import re
@@ -168,9 +170,6 @@ def skipped_summary(skipped):
 
 def skipped_rows_csv(skipped):
     """CSV text (``row,text,label,skip_reason``; rows 0-based) of the ``skipped`` list of :func:`screen_examples`."""
-    import csv
-    import io
-
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["row", "text", "label", "skip_reason"])

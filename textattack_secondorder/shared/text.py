@@ -2,6 +2,8 @@
 
 from collections import OrderedDict
 
+from textattack.shared import AttackedText
+
 
 def match_case(word, like):
     """``word`` written with the capitalisation of ``like`` (all caps, title case or as is)."""
@@ -20,8 +22,6 @@ def swap_words_at(text, index, words):
     re-tokenising every word of the text for every candidate, which dominated the
     search time. Multi-field inputs fall back to TextAttack's method.
     """
-    from textattack.shared import AttackedText
-
     if len(text._text_input) != 1 or not words:
         return [text.replace_word_at_index(index, w) for w in words]
     old = text.words[index]

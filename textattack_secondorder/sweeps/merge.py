@@ -9,12 +9,13 @@ name and renamed, so a reader never sees half a file.
 import os
 from pathlib import Path
 
+from textattack.loggers import AttackLogManager
+from textattack.loggers.logger import Logger
+
 SUMMARY_TITLE = "Attack Results"
 
 
 def _summary_logger():
-    from textattack.loggers.logger import Logger
-
     class SummaryRows(Logger):
         """Keeps the summary table's rows (name → value) instead of printing them."""
 
@@ -39,8 +40,6 @@ def write_cell(results, attack, csv_path, metrics=None):
 
     ``metrics``: extra summary rows (name → ``Metric``) besides TextAttack's and the recipe's own.
     """
-    from textattack.loggers import AttackLogManager
-
     csv_path = Path(csv_path)
     csv_path.parent.mkdir(parents=True, exist_ok=True)
     tmp = csv_path.with_name(f".{csv_path.name}.tmp{os.getpid()}")

@@ -11,6 +11,8 @@ import json
 import re
 from pathlib import Path
 
+import pandas as pd
+
 from ..distributed import ShardStore, make_shards, run_shards, shard_count
 from ..models.fingerprint import spec_fingerprint
 from ..shared.files import atomic_write_text
@@ -74,8 +76,6 @@ def run_attack_sweep(
     ``AttackArgs(metrics=...)``) adds rows to every cell's summary, e.g. ``{asr1.ROW: asr1.ASR1()}``
     (:mod:`~..metrics.asr1`), which ``textattack-so attack-sweep`` passes.
     """
-    import pandas as pd
-
     out_dir = Path(out_dir)
     shards = sweep_shards(models, recipes, examples, seed, query_budget, options)
     task = SweepTask(seed, query_budget, device, batch_size)

@@ -35,12 +35,16 @@ import random
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+from textattack.shared import AttackedText
+from tqdm.auto import tqdm
 
 from ...distributed import ShardStore, make_shards, run_shards, shard_count
 from ...models.fingerprint import model_fingerprint
 from ...models.loading import load_model_wrapper
 from ...models.prediction import predict_probabilities
 from ...shared.text import match_case
+from ...transformations.neighborhood import WordSwapNeighborhood
 from .pairs import gendered_words, neutralize, parse_pairs
 from .result import BiasReport, TokenBiasMetric
 
@@ -79,8 +83,6 @@ class CounterfactualBias:
         progress=True,
     ):
         if transformation is None:
-            from ...transformations.neighborhood import WordSwapNeighborhood
-
             transformation = WordSwapNeighborhood(masked_lm)
         self.model_wrapper = model_wrapper
         self.transformation = transformation
@@ -136,14 +138,10 @@ class CounterfactualBias:
 
         ``positions``: for each item, the word positions to fill (default: all but the pair's).
         """
-        from textattack.shared import AttackedText
-
         out, seen = [], set()
         banned = {p1, p2} | (blacklist or set())
         chunks = range(0, len(level), self.chunk)
         if self.progress:
-            from tqdm.auto import tqdm
-
             chunks = tqdm(chunks, desc=desc, leave=False, unit="chunk")
         for c in chunks:
             part = level[c : c + self.chunk]
@@ -169,8 +167,6 @@ class CounterfactualBias:
 
     def run_pair(self, texts, p1, p2, group):
         """Records ``(k, source, text, diff)`` for one pair."""
-        from textattack.shared import AttackedText
-
         rng = random.Random(f"{self.seed}-{p1}-{p2}")
         level = []
         for sid, text in enumerate(texts):
@@ -278,8 +274,6 @@ class CounterfactualBias:
 
     def merge(self, records, pairs, out_dir=None):
         """The :class:`BiasReport` of the per-pair records (bootstrap intervals with the run's seed)."""
-        import pandas as pd
-
         metric = TokenBiasMetric(n_boot=self.n_boot, seed=self.seed)
         rows, counts = [], {}
         for p1, p2, group in pairs:
@@ -333,8 +327,6 @@ class BiasTask:
     def setup(self):
         if self.model_spec is None:
             raise ValueError("a bias run on Ray needs the model as a spec the workers can load (--model)")
-        from ...transformations.neighborhood import WordSwapNeighborhood  # imports TextAttack: when needed
-
         model = (
             self.model_spec
             if not isinstance(self.model_spec, str)

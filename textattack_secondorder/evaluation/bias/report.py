@@ -8,6 +8,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ...shared.files import atomic_savefig
+
+# matplotlib inside plot_report: its Agg backend is chosen when a plot is drawn, not on importing this module.
+
 
 def plot_report(report, out_dir):
     """``hist_k.png`` (differences per k) and ``bias_vs_k.png`` (B with intervals per pair)."""
@@ -15,8 +19,6 @@ def plot_report(report, out_dir):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from ...shared.files import atomic_savefig
 
     df, tab = report.sentences, report.table
     ks = sorted(df["k"].unique())

@@ -20,21 +20,16 @@ continues the κ from there. Before any of this, :func:`check_kappa_labels` refu
 whose labels the model cannot have.
 """
 
-import logging
 from pathlib import Path
+
+from textattack.shared.utils import logger as ta_logger
 
 from ...resources.paths import cache_dir
 from .sharded import compute_flip_capability, kappa_shards
 
-logger = logging.getLogger(__name__)
-
 
 def _say(message, *args):
-    """INFO on TextAttack's logger (shown by `textattack attack`), else on this module's."""
-    try:
-        from textattack.shared.utils import logger as ta_logger
-    except ImportError:  # pragma: no cover
-        ta_logger = logger
+    """INFO on TextAttack's logger (shown by `textattack attack`)."""
     ta_logger.info(message, *args)
 
 

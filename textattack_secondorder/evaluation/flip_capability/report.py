@@ -1,5 +1,10 @@
 """Report of flip capability κ / robustness ρ: the κ histogram (docs/methods.md §2.1)."""
 
+from ...shared.files import atomic_savefig
+
+# matplotlib inside plot_histogram: its Agg backend is chosen when a plot is drawn, not on importing this module,
+# and the CLI imports this module at parse time (`textattack-so --help` stays free of matplotlib's ~1.5 s).
+
 
 def plot_histogram(result, path):
     """Histogram of κ of a :class:`~.result.FlipCapabilityResult` with log-scale counts (PNG at ``path``)."""
@@ -14,8 +19,6 @@ def plot_histogram(result, path):
     ax.set_ylabel("words (log scale)")
     ax.set_title(f"ρ = {result.rho:.3f}  (|V| = {len(result.metric.words)}, |D+| = {result.metric.num_correct})")
     fig.tight_layout()
-    from ...shared.files import atomic_savefig
-
     atomic_savefig(fig, path, dpi=110)
     plt.close(fig)
     return path

@@ -3,6 +3,8 @@
 import logging
 import re
 
+import pandas as pd
+
 logger = logging.getLogger(__name__)
 
 # TextAttack's CSV logger marks changed words as [[word]] (color_method="file")
@@ -29,8 +31,6 @@ def read_attack_log(path, result_types=("Successful", "Failed", "Maximized"), sk
         list of dicts with ``index`` (row in the log), ``result_type``, ``original_text``,
         ``perturbed_text``, ``original_output``, ``perturbed_output``, ``ground_truth_output``.
     """
-    import pandas as pd
-
     df = pd.read_csv(path, keep_default_na=False)
     needed = [
         "original_text",

@@ -23,8 +23,14 @@ import importlib.util
 import re
 from pathlib import Path
 
+import numpy as np
+
 from ..errors import ResourceError
+from ..paths import data_path
 from .base import DEFAULT_TOP_K, WORD_PATTERN, WordProposer, flatten_requests, masked_text
+
+# onnxruntime, onnx and tokenizers inside functions: optional (the [offline] extra, Python >= 3.11); torch too:
+# the CLI imports this module at parse time and `textattack-so --help` stays free of torch (~0.5 s; measured).
 
 HEAD_FILE = "distilbert_mlm_head.safetensors"
 EXTRA = "pip install 'textattack-secondorder[distilbert]'"
@@ -51,8 +57,6 @@ DEFAULT_CASING = "capitalize"
 
 
 def default_head_path():
-    from ..paths import data_path
-
     return data_path(HEAD_FILE)
 
 
@@ -90,7 +94,6 @@ class DistilBertOnnxEncoder:
 
     def __init__(self, model_dir=None, threads=None):
         _require_packages()
-        import numpy as np
         import onnx
         import onnxruntime as ort
         from onnx import numpy_helper
@@ -156,8 +159,6 @@ class DistilBertOnnxEncoder:
 
     def hidden(self, ids_list):
         """Last hidden states ``(batch, longest, 768)`` of a list of id lists, padded to the longest."""
-        import numpy as np
-
         n = max(len(x) for x in ids_list)
         ids = np.full((len(ids_list), n), self.pad_id, dtype=np.int64)
         am = np.zeros((len(ids_list), n), dtype=np.int64)
