@@ -113,7 +113,8 @@ def cached_flip_capability(
         settings={"data": data_name},
         progress=progress,
     )
-    path = folder / f"{cache_key(model_wrapper, examples, {'method': method, 'm': m, 'vocab_limit': vocab_limit})}.pkl"
+    (key,) = result.shard_keys  # the cache keeps one shard per κ: the run's key, not the model fingerprinted again
+    path = folder / f"{key}.pkl"
     reused = result.stats.computed == 0
     _say("reusing cached κ %s" if reused else "computed κ and cached it at %s", path)
     return result, path, reused

@@ -137,7 +137,8 @@ def compute_flip_capability(
         settings: recorded in the result with the method, ``m``, vocabulary and examples (and the
             shard layout when ``--shards``/``--ray`` asked for one).
     Returns:
-        :class:`FlipCapabilityResult`, with the run's :class:`~...distributed.RunStats` as ``.stats``.
+        :class:`FlipCapabilityResult`, with the run's :class:`~...distributed.RunStats` as ``.stats`` and
+        its shards' keys (file names in ``folder``) as ``.shard_keys``.
     """
     if method not in ("euba", "brute"):
         raise ValueError("method must be 'euba' or 'brute'")
@@ -177,4 +178,5 @@ def compute_flip_capability(
         settings.update(shards=num_shards, ray=options.ray)
     result = FlipCapabilityResult(metric, settings)
     result.stats = stats
+    result.shard_keys = [s.key for s in shards]  # where each shard lies in ``folder`` (the κ cache names its entry)
     return result
