@@ -53,6 +53,13 @@ def parse_args(argv=None):
         default=["vanilla", "rand", "sp-defense"],
         choices=["vanilla", "continue", "rand", "sp-defense"],
     )
+    ap.add_argument(
+        "--gradient-candidates",
+        type=int,
+        default=1,
+        help="`defend --gradient-candidates K`: SP-D's gradient augmentation checks its K best first-order "
+        "substitutions with a forward pass (1: the paper's rule)",
+    )
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     ap.add_argument(
         "--steps",
@@ -63,6 +70,12 @@ def parse_args(argv=None):
     )
     ap.add_argument("--lr", type=float, default=None, help="default: 2e-5 transformers, 1e-3 word models")
     ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument(
+        "--freeze-embeddings",
+        action="store_true",
+        help="fine-tune with the input embeddings fixed (`defend --freeze-embeddings`), as the demo word "
+        "victims were trained",
+    )
     ap.add_argument("--rho-sentences", type=int, default=100, help="first N train (ρ, κ) and test (ρ*) sentences")
     ap.add_argument(
         "--kappa-sentences",
@@ -166,9 +179,13 @@ def finished_model(folder, victim, model, steps, seed, args):
     except (OSError, ValueError):
         return False
     want = {"base_model": victim, "defense": model, "steps": steps, "seed": seed, "batch_size": args.batch_size}
+    want["train_embeddings"] = not args.freeze_embeddings
+    if model == "sp-defense":
+        want["gradient_candidates"] = args.gradient_candidates
     if args.lr:
         want["lr"] = args.lr
-    return all(meta.get(k) == v for k, v in want.items())
+    defaults = {"train_embeddings": True, "gradient_candidates": 1}  # defense.json of older runs lacks them
+    return all(meta.get(k, defaults.get(k)) == v for k, v in want.items())
 
 
 def run_cli(argv):
@@ -322,6 +339,8 @@ def main(argv=None):
                         spec,
                     ]
                     cmd += ["--lr", str(args.lr)] if args.lr else []
+                    cmd += ["--freeze-embeddings"] if args.freeze_embeddings else []
+                    cmd += ["--gradient-candidates", str(args.gradient_candidates)] if model == "sp-defense" else []
                     cmd += ["--device", args.device] if args.device else []
                     if not finished_model(work / "model", victim, model, steps, seed, args):
                         shutil.rmtree(work / "model", ignore_errors=True)

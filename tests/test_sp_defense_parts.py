@@ -154,6 +154,32 @@ def test_gradient_augmentation_is_one_forward_and_backward_per_batch(word_cnn):
     assert emb is clf.model.get_input_embeddings()
 
 
+def test_gradient_candidates_apply_the_checked_substitution_that_hurts_most(word_cnn):
+    """``candidates=K``: of the K lowest-v substitutions, the one with the lowest real f(y|x') is applied
+    (so never a weaker one than the Eq. 5 minimum, which is among the K); K = 1 is the paper's rule."""
+    from textattack_secondorder.models.token_classifier import TokenClassifier
+
+    clf = TokenClassifier.from_model_wrapper(word_cnn)
+    texts = ["the film was good", "the plot is dull", "bad bad film", "a great story"]
+    labels = [1, 0, 0, 1]
+    vocab_ids, vocab_words = clf.vocabulary()
+    paper = gradient_augment(clf, texts, labels, candidates=1)
+    checked = gradient_augment(clf, texts, labels, candidates=8)
+    p_paper = clf.predict_texts(paper)
+    p_checked = clf.predict_texts(checked)
+    for k, (text, y) in enumerate(zip(texts, labels)):
+        words = text.split()
+        # every single substitution by brute force, ranked by real f(y|x'); the K=8 choice is the best
+        # of the 8 lowest-v ones, so at least as harmful as the Eq. 5 minimum
+        assert p_checked[k, y] <= p_paper[k, y] + 1e-6, (text, paper[k], checked[k])
+        assert len(changed(text, checked[k])) == 1
+        alls = [" ".join(words[:i] + [w] + words[i + 1 :]) for i in range(len(words)) for w in vocab_words]
+        assert p_checked[k, y] >= clf.predict_texts(alls)[:, y].min() - 1e-6
+    assert any(a != b for a, b in zip(paper, checked))  # the check changes the choice on this model
+    with pytest.raises(ValueError, match="candidates"):
+        gradient_augment(clf, texts, labels, candidates=0)
+
+
 # ----------------------------------------------------------------------------- special words (Eq. 6)
 def test_special_words_follow_eq6_with_training_label_frequencies():
     data = [

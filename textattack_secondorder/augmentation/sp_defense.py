@@ -124,18 +124,26 @@ def special_augment(text, label, table, rng):
     return _replace(at, i, rng.choice(cands)) if cands else text
 
 
-def gradient_augment(clf, texts, labels, vocab=None, batch_size=32):
+def gradient_augment(clf, texts, labels, vocab=None, batch_size=32, candidates=1):
     """Lowest-``v`` single substitution of each text (one batched forward+backward per chunk).
 
     ``clf``: a :class:`~textattack_secondorder.models.token_classifier.TokenClassifier`.
+    ``candidates``: 1 (default) applies the Eq. 5 minimum, as the paper does. K > 1 checks the K
+    substitutions with the lowest ``v`` with one more forward pass each and applies the one whose
+    actual ``log f(y|x')`` is lowest (docs/methods.md §2.4: on the word-CNN the first-order minimum
+    is rarely a substitution that hurts the model).
     Returns the augmented texts (a text with no substitutable word is returned unchanged).
     """
+    candidates = int(candidates)
+    if candidates < 1:
+        raise ValueError(f"candidates must be >= 1, got {candidates}")
     vocab_ids, vocab_words = vocab if vocab is not None else clf.vocabulary()
     E = clf.embedding_matrix().to(clf.device)
     Ev = E[torch.as_tensor(vocab_ids, device=clf.device)]
     emb = clf.model.get_input_embeddings()
     out = list(texts)
     for s in range(0, len(texts), batch_size):
+        pending = {}
         ats = [AttackedText(t) for t in texts[s : s + batch_size]]
         keep = [k for k, at in enumerate(ats) if at.words]
         if not keep:
@@ -175,11 +183,26 @@ def gradient_augment(clf, texts, labels, vocab=None, batch_size=32):
             v = g @ Ev.T - (g * cur).sum(1, keepdim=True) + logp[row].detach()
             same = torch.as_tensor(vocab_ids, device=clf.device)[None, :] == ids[row, pos][:, None]
             v = v.masked_fill(same, float("inf"))
-            flat = int(torch.argmin(v))
-            i, w = divmod(flat, v.shape[1])
-            if not math.isfinite(float(v.view(-1)[flat])):
+            if candidates == 1:
+                flats = [int(torch.argmin(v))]
+            else:
+                flats = torch.topk(v.view(-1), min(candidates, v.numel()), largest=False).indices.tolist()
+            flats = [f for f in flats if math.isfinite(float(v.view(-1)[f]))]
+            if not flats:
                 continue
-            out[s + k] = _replace(ats[k], word_ids[pos[i]], vocab_words[w])
+            subs = [divmod(f, v.shape[1]) for f in flats]
+            pending[s + k] = [_replace(ats[k], word_ids[pos[i]], vocab_words[w]) for i, w in subs]
+        if candidates > 1 and pending:  # the K first-order candidates, checked by their real f(y|x')
+            flat = [t for rewrites in pending.values() for t in rewrites]
+            probs = clf.predict_texts(flat)  # one batched forward pass (eval mode)
+            clf.model.train(was_training)
+            start = 0
+            for j, rewrites in pending.items():
+                p_y = probs[start : start + len(rewrites), int(labels[j])]
+                pending[j] = [rewrites[int(np.argmin(p_y))]]
+                start += len(rewrites)
+        for j, rewrites in pending.items():
+            out[j] = rewrites[0]
     return out
 
 
@@ -196,6 +219,8 @@ class SPDefenseAugmenter:
         vocabulary: words for random replacement, or ``(ids, words)`` of the model's vocabulary
             for both the random and the gradient mode (default: the model's letters-only
             vocabulary, restricted by ``vocab_data``; without a model the packaged synonym list's words).
+        gradient_candidates: the gradient mode checks this many lowest-``v`` substitutions with a
+            forward pass and applies the one that hurts most (default 1: the paper's Eq. 5 minimum).
         vocab_data: keep only the model vocabulary words that occur in this labelled data ("mr" or a
             CSV with a text column); "auto" (default) = "mr" for the demo victims (named ``mr-*``),
             whose vocabulary is two thirds GloVe words no MR sentence has ("kuh", "nuh"), else none.
@@ -217,6 +242,7 @@ class SPDefenseAugmenter:
         seed=0,
         device=None,
         vocab_data="auto",
+        gradient_candidates=1,
         **ignored,
     ):
         if mode not in MODES + ("auto", "mix"):
@@ -261,6 +287,7 @@ class SPDefenseAugmenter:
                 vocabulary = sorted(load_synonyms())
         self.vocabulary = list(vocabulary)
         self.transformations_per_example = int(transformations_per_example)
+        self.gradient_candidates = int(gradient_candidates)
         self.rng = random.Random(seed)
         self._calls = 0
 
@@ -297,7 +324,13 @@ class SPDefenseAugmenter:
         out = list(texts)
         grad_idx = [i for i, m in enumerate(modes) if m == "gradient"]
         if grad_idx:
-            aug = gradient_augment(self.clf, [texts[i] for i in grad_idx], [labels[i] for i in grad_idx], self.vocab)
+            aug = gradient_augment(
+                self.clf,
+                [texts[i] for i in grad_idx],
+                [labels[i] for i in grad_idx],
+                self.vocab,
+                candidates=self.gradient_candidates,
+            )
             for i, t in zip(grad_idx, aug):
                 out[i] = t
         for i, m in enumerate(modes):

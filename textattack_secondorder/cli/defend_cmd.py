@@ -28,6 +28,13 @@ def add_parser(subparsers):
         help="keep the input embeddings fixed "
         "(default: train them; frozen, SP-Defense barely moves rho on word models)",
     )
+    p.add_argument(
+        "--gradient-candidates",
+        type=positive_int,
+        default=1,
+        help="gradient augmentation: check the K lowest first-order estimates with a forward pass each and "
+        "apply the one that hurts most (default 1: the paper's Eq. 5 minimum; docs/methods.md §2.4)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="output model directory (use with `textattack attack --model OUT`)")
     p.set_defaults(func=run)
@@ -66,6 +73,7 @@ def run(args):
         device=args.device,
         train_embeddings=not args.freeze_embeddings,
         history=history,
+        gradient_candidates=args.gradient_candidates,
     )
     after = acc()
     info = {
@@ -77,6 +85,7 @@ def run(args):
         "lr": args.lr or _default_lr(model.model),
         "schedule": "linear decay to 0",
         "train_embeddings": not args.freeze_embeddings,
+        "gradient_candidates": args.gradient_candidates,
         "data": f"{args.dataset}:{args.split}",
         "seconds": seconds,
         "test_accuracy_before": before,

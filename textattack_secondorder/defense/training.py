@@ -80,12 +80,14 @@ def train_defense(
     train_embeddings=True,
     vocabulary=None,
     history=None,
+    gradient_candidates=1,
 ):
     """Fine-tune ``model_wrapper.model`` in place with SP-Defense (or ``rand``/``continue``); returns seconds spent.
 
     ``train_embeddings``: also update the input embedding matrix (see the module docstring).
     ``vocabulary``: ``(ids, words)`` the augmentations draw from (default :func:`augmentation_vocabulary`).
     ``history``: a list that receives the mean training loss of every 50 steps.
+    ``gradient_candidates``: see :func:`~..augmentation.sp_defense.gradient_augment` (1 = the paper's rule).
     """
     if defense not in TRAINING_MIXES:
         raise ValueError(f"defense must be one of {TRAINING_MIXES}")
@@ -99,7 +101,14 @@ def train_defense(
         special_words = special_word_table(train_examples)
     # mode is chosen per example below; the augmenter shares the classifier being trained
     vocabulary = vocabulary if vocabulary is not None else augmentation_vocabulary(clf, train_examples)
-    aug = SPDefenseAugmenter("random", model=clf, special_words=special_words, seed=seed, vocabulary=vocabulary)
+    aug = SPDefenseAugmenter(
+        "random",
+        model=clf,
+        special_words=special_words,
+        seed=seed,
+        vocabulary=vocabulary,
+        gradient_candidates=gradient_candidates,
+    )
     if train_embeddings:
         model.get_input_embeddings().weight.requires_grad_(True)
     params = [p for p in model.parameters() if p.requires_grad]
