@@ -70,11 +70,21 @@ def parse_args(argv=None):
     )
     ap.add_argument("--lr", type=float, default=None, help="default: 2e-5 transformers, 1e-3 word models")
     ap.add_argument("--batch-size", type=int, default=32)
-    ap.add_argument(
+    emb = ap.add_mutually_exclusive_group()
+    emb.add_argument(
         "--freeze-embeddings",
-        action="store_true",
-        help="fine-tune with the input embeddings fixed (`defend --freeze-embeddings`), as the demo word "
-        "victims were trained",
+        dest="embeddings",
+        action="store_const",
+        const="freeze",
+        default="as trained",
+        help="`defend --freeze-embeddings` (default: `defend`'s own: the embeddings as the victim was trained)",
+    )
+    emb.add_argument(
+        "--train-embeddings",
+        dest="embeddings",
+        action="store_const",
+        const="train",
+        help="`defend --train-embeddings`: also train a word victim's frozen GloVe embeddings",
     )
     ap.add_argument("--rho-sentences", type=int, default=100, help="first N train (ρ, κ) and test (ρ*) sentences")
     ap.add_argument(
@@ -179,12 +189,13 @@ def finished_model(folder, victim, model, steps, seed, args):
     except (OSError, ValueError):
         return False
     want = {"base_model": victim, "defense": model, "steps": steps, "seed": seed, "batch_size": args.batch_size}
-    want["train_embeddings"] = not args.freeze_embeddings
+    want["embeddings"] = args.embeddings
     if model == "sp-defense":
         want["gradient_candidates"] = args.gradient_candidates
     if args.lr:
         want["lr"] = args.lr
-    defaults = {"train_embeddings": True, "gradient_candidates": 1}  # defense.json of older runs lacks them
+    # defense.json of older runs lacks these: they trained the embeddings, with the paper's gradient rule
+    defaults = {"embeddings": "train" if meta.get("train_embeddings", True) else "freeze", "gradient_candidates": 1}
     return all(meta.get(k, defaults.get(k)) == v for k, v in want.items())
 
 
@@ -339,7 +350,7 @@ def main(argv=None):
                         spec,
                     ]
                     cmd += ["--lr", str(args.lr)] if args.lr else []
-                    cmd += ["--freeze-embeddings"] if args.freeze_embeddings else []
+                    cmd += {"freeze": ["--freeze-embeddings"], "train": ["--train-embeddings"]}.get(args.embeddings, [])
                     cmd += ["--gradient-candidates", str(args.gradient_candidates)] if model == "sp-defense" else []
                     cmd += ["--device", args.device] if args.device else []
                     if not finished_model(work / "model", victim, model, steps, seed, args):

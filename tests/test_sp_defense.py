@@ -114,8 +114,10 @@ def test_defense_training_runs_and_saves_a_loadable_model(tmp_path, word_cnn):
         )
 
 
-@pytest.mark.parametrize("train_embeddings", [True, False])
-def test_defense_trains_frozen_embeddings_only_when_asked(word_cnn, train_embeddings):
+@pytest.mark.parametrize("train_embeddings", [None, True, False])
+def test_defense_keeps_the_embeddings_as_trained_unless_asked(word_cnn, train_embeddings):
+    """Default (None): the word model's frozen GloVe stays frozen; True trains it; False freezes even a
+    trainable embedding (a transformer's)."""
     from textattack_secondorder.defense import train_defense
 
     emb = word_cnn.model.get_input_embeddings().weight
@@ -123,7 +125,12 @@ def test_defense_trains_frozen_embeddings_only_when_asked(word_cnn, train_embedd
     before = emb.detach().clone()
     train_defense(word_cnn, DATA * 5, steps=3, batch_size=4, progress=False, train_embeddings=train_embeddings)
     moved = not torch.equal(before, word_cnn.model.get_input_embeddings().weight.detach())
-    assert moved is train_embeddings
+    assert moved is bool(train_embeddings)
+    if train_embeddings is False:
+        word_cnn.model.get_input_embeddings().weight.requires_grad_(True)  # as a transformer's
+        before = word_cnn.model.get_input_embeddings().weight.detach().clone()
+        train_defense(word_cnn, DATA * 5, steps=3, batch_size=4, progress=False, train_embeddings=False)
+        assert torch.equal(before, word_cnn.model.get_input_embeddings().weight.detach())
 
 
 def test_modes_without_what_they_need_are_clear_errors():

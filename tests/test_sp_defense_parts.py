@@ -325,6 +325,9 @@ def test_defended_model_is_a_loadable_directory_with_its_record(tmp_path, tiny_s
     info = json.loads((out / "defense.json").read_text())
     assert info["seed"] == 7 and info["steps"] == 2 and info["defense"] == "sp-defense" and info["lr"] == 2e-5
     assert {"test_accuracy_before", "test_accuracy_after", "schedule", "batch_size"} <= set(info)
+    # a transformer's embeddings are trained as they were; the paper's Eq. 5 rule unless asked otherwise
+    assert info["embeddings"] == "as trained" and info["train_embeddings"] is True
+    assert info["gradient_candidates"] == 1
     logits = load_model_wrapper(str(out))(["the film was good"])
     assert tuple(logits.shape) == (1, 2)
 

@@ -22,11 +22,22 @@ def add_parser(subparsers):
     p.add_argument("--steps", type=positive_int, default=1000, help="fine-tuning batches (paper: 20k on BERT)")
     p.add_argument("--batch-size", type=positive_int, default=32)
     p.add_argument("--lr", type=float, default=None, help="learning rate (default 2e-5 transformers, 1e-3 word models)")
-    p.add_argument(
+    emb = p.add_mutually_exclusive_group()
+    emb.add_argument(
         "--freeze-embeddings",
-        action="store_true",
-        help="keep the input embeddings fixed "
-        "(default: train them; frozen, SP-Defense barely moves rho on word models)",
+        dest="embeddings",
+        action="store_const",
+        const="freeze",
+        default="as trained",
+        help="keep the input embeddings fixed (default: as the model was trained — the demo word victims' "
+        "GloVe frozen, a transformer's trained; docs/methods.md §2.4)",
+    )
+    emb.add_argument(
+        "--train-embeddings",
+        dest="embeddings",
+        action="store_const",
+        const="train",
+        help="also train the input embeddings of a model whose embeddings were frozen (word victims)",
     )
     p.add_argument(
         "--gradient-candidates",
@@ -71,7 +82,7 @@ def run(args):
         defense=args.defense,
         seed=args.seed,
         device=args.device,
-        train_embeddings=not args.freeze_embeddings,
+        train_embeddings={"train": True, "freeze": False}.get(args.embeddings),
         history=history,
         gradient_candidates=args.gradient_candidates,
     )
@@ -84,7 +95,8 @@ def run(args):
         "seed": args.seed,
         "lr": args.lr or _default_lr(model.model),
         "schedule": "linear decay to 0",
-        "train_embeddings": not args.freeze_embeddings,
+        "embeddings": args.embeddings,
+        "train_embeddings": bool(model.model.get_input_embeddings().weight.requires_grad),
         "gradient_candidates": args.gradient_candidates,
         "data": f"{args.dataset}:{args.split}",
         "seconds": seconds,
