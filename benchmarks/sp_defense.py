@@ -70,22 +70,9 @@ def parse_args(argv=None):
     )
     ap.add_argument("--lr", type=float, default=None, help="default: 2e-5 transformers, 1e-3 word models")
     ap.add_argument("--batch-size", type=int, default=32)
-    emb = ap.add_mutually_exclusive_group()
-    emb.add_argument(
-        "--freeze-embeddings",
-        dest="embeddings",
-        action="store_const",
-        const="freeze",
-        default="as trained",
-        help="`defend --freeze-embeddings` (default: `defend`'s own: the embeddings as the victim was trained)",
-    )
-    emb.add_argument(
-        "--train-embeddings",
-        dest="embeddings",
-        action="store_const",
-        const="train",
-        help="`defend --train-embeddings`: also train a word victim's frozen GloVe embeddings",
-    )
+    from textattack_secondorder.cli.defend_cmd import add_embedding_args
+
+    add_embedding_args(ap)  # `defend`'s own flags, passed on to it
     ap.add_argument("--rho-sentences", type=int, default=100, help="first N train (ρ, κ) and test (ρ*) sentences")
     ap.add_argument(
         "--kappa-sentences",

@@ -22,7 +22,22 @@ def add_parser(subparsers):
     p.add_argument("--steps", type=positive_int, default=1000, help="fine-tuning batches (paper: 20k on BERT)")
     p.add_argument("--batch-size", type=positive_int, default=32)
     p.add_argument("--lr", type=float, default=None, help="learning rate (default 2e-5 transformers, 1e-3 word models)")
-    emb = p.add_mutually_exclusive_group()
+    add_embedding_args(p)
+    p.add_argument(
+        "--gradient-candidates",
+        type=positive_int,
+        default=1,
+        help="gradient augmentation: check the K lowest first-order estimates with a forward pass each and "
+        "apply the one that hurts most (default 1: the paper's Eq. 5 minimum; docs/methods.md §2.4)",
+    )
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="output model directory (use with `textattack attack --model OUT`)")
+    p.set_defaults(func=run)
+
+
+def add_embedding_args(parser):
+    """``--freeze-embeddings`` / ``--train-embeddings`` into ``args.embeddings`` (also benchmarks/sp_defense.py)."""
+    emb = parser.add_mutually_exclusive_group()
     emb.add_argument(
         "--freeze-embeddings",
         dest="embeddings",
@@ -39,16 +54,6 @@ def add_parser(subparsers):
         const="train",
         help="also train the input embeddings of a model whose embeddings were frozen (word victims)",
     )
-    p.add_argument(
-        "--gradient-candidates",
-        type=positive_int,
-        default=1,
-        help="gradient augmentation: check the K lowest first-order estimates with a forward pass each and "
-        "apply the one that hurts most (default 1: the paper's Eq. 5 minimum; docs/methods.md §2.4)",
-    )
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--out", required=True, help="output model directory (use with `textattack attack --model OUT`)")
-    p.set_defaults(func=run)
 
 
 def run(args):
