@@ -130,8 +130,8 @@ def gradient_augment(clf, texts, labels, vocab=None, batch_size=32, candidates=1
     ``clf``: a :class:`~textattack_secondorder.models.token_classifier.TokenClassifier`.
     ``candidates``: 1 (default) applies the Eq. 5 minimum, as the paper does. K > 1 checks the K
     substitutions with the lowest ``v`` with one more forward pass each and applies the one whose
-    actual ``log f(y|x')`` is lowest (docs/methods.md §2.4: on the word-CNN the first-order minimum
-    is rarely a substitution that hurts the model).
+    actual ``log f(y|x')`` is lowest (docs/methods.md §2.4: on the demo word CNN the first-order
+    minimum flips 53 % of the sentences it is applied to, the best of 32 checked ones 82 %).
     Returns the augmented texts (a text with no substitutable word is returned unchanged).
     """
     candidates = int(candidates)
