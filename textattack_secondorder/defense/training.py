@@ -9,11 +9,12 @@ directory that ``textattack attack --model DIR`` and ``SOModelWrapper`` load.
 
 The input embeddings stay as the model was trained (``train_embeddings=None``, default): the demo
 word victims' GloVe embeddings stay frozen, a transformer's are trained. Measured on mr-cnn
-(3,000 steps, 3 seeds, docs/methods.md §2.4): fine-tuning the word CNN's embeddings makes it
-*easier* to attack with one word whatever the training mix — the "continue" control (no
-augmentation at all) raised SP-Attack's success from 79.9 to 96.9 % with the embeddings trained,
-to 85.7 % with them frozen; the rare words SP-Attack picks ("borstal", "cinta") are the ones whose
-vectors move. ``True``/``False`` force training / freezing them.
+(3,000 steps, 3 seeds, docs/methods.md §2.4): the "continue" control (no augmentation at all)
+raised SP-Attack's success from 79.9 to 96.9 % with the embeddings trained, to 85.7 % with them
+frozen — the rare words SP-Attack picks ("borstal", "cinta") are the ones whose vectors move. With
+the paper's gradient rule SP-D ends at ~97 % either way; with ``gradient_candidates=32`` training
+the embeddings helped the defense (63.2 % vs 78.3 % frozen; one seed so far), so the default is
+not settled by evidence yet. ``True``/``False`` force training / freezing them.
 
 The words the random and gradient augmentations put in are the model's letters-only vocabulary
 entries that occur in the training examples (:func:`~..augmentation.sp_defense.augmentation_vocabulary`). The demo word
