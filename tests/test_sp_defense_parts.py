@@ -162,7 +162,7 @@ def test_gradient_candidates_apply_the_checked_substitution_that_hurts_most(word
     clf = TokenClassifier.from_model_wrapper(word_cnn)
     texts = ["the film was good", "the plot is dull", "bad bad film", "a great story"]
     labels = [1, 0, 0, 1]
-    vocab_ids, vocab_words = clf.vocabulary()
+    _, vocab_words = clf.vocabulary()
     paper = gradient_augment(clf, texts, labels, candidates=1)
     checked = gradient_augment(clf, texts, labels, candidates=8)
     p_paper = clf.predict_texts(paper)
