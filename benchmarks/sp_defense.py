@@ -56,9 +56,10 @@ def parse_args(argv=None):
     ap.add_argument(
         "--gradient-candidates",
         type=int,
-        default=1,
+        default=None,
         help="`defend --gradient-candidates K`: SP-D's gradient augmentation checks its K best first-order "
-        "substitutions with a forward pass (1: the paper's rule)",
+        "substitutions with a forward pass (1: the paper's rule; default: defend's, 1 on transformers and "
+        "32 on word models); rows with K > 1 are labelled 'sp-defense, K=<K>'",
     )
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     ap.add_argument(
@@ -168,22 +169,38 @@ class ConstantLM:
         return np.ones(len(texts))
 
 
-def finished_model(folder, victim, model, steps, seed, args):
+def finished_model(folder, victim, model, steps, seed, args, candidates):
     """True when ``folder`` holds a defended model of these settings (``defend`` writes its folder
-    atomically, so a ``defense.json`` there means a whole model): a re-run with ``--workdir`` reuses it."""
+    atomically, so a ``defense.json`` there means a whole model): a re-run with ``--workdir`` reuses it.
+    ``candidates``: SP-D's gradient candidates for this victim."""
     try:
         meta = json.loads((folder / "defense.json").read_text())
     except (OSError, ValueError):
         return False
     want = {"base_model": victim, "defense": model, "steps": steps, "seed": seed, "batch_size": args.batch_size}
-    want["embeddings"] = args.embeddings
+    want["train_embeddings"] = args.embeddings != "freeze"
     if model == "sp-defense":
-        want["gradient_candidates"] = args.gradient_candidates
+        want["gradient_candidates"] = candidates
     if args.lr:
         want["lr"] = args.lr
     # defense.json of older runs lacks these: they trained the embeddings, with the paper's gradient rule
-    defaults = {"embeddings": "train" if meta.get("train_embeddings", True) else "freeze", "gradient_candidates": 1}
+    defaults = {"train_embeddings": True, "gradient_candidates": 1}
     return all(meta.get(k, defaults.get(k)) == v for k, v in want.items())
+
+
+def model_label(model, candidates):
+    """The table's name of a training mix: SP-D with checked gradient candidates is "sp-defense, K=<K>"."""
+    return f"{model}, K={candidates}" if model == "sp-defense" and candidates != 1 else model
+
+
+def gradient_candidates_for(victim, args):
+    """``--gradient-candidates``, else what ``defend`` uses for this victim (1 transformer, 32 word model)."""
+    if args.gradient_candidates:
+        return args.gradient_candidates
+    from textattack_secondorder.augmentation.sp_defense import default_gradient_candidates
+    from textattack_secondorder.models.loading import load_model_wrapper
+
+    return default_gradient_candidates(load_model_wrapper(victim, args.device).model)
 
 
 def run_cli(argv):
@@ -303,14 +320,16 @@ def main(argv=None):
 
     try:
         for victim in args.victims:
+            candidates = gradient_candidates_for(victim, args)
             # steps 0 is the victim itself, whatever the training mix: evaluated once, as "vanilla"
             cells = [("vanilla", 0, None)] if "vanilla" in args.models or 0 in args.steps else []
             cells += [
                 (m, s, seed) for s in args.steps if s > 0 for m in args.models if m != "vanilla" for seed in args.seeds
             ]
             for model, steps, seed in cells:
+                label = model_label(model, candidates)
                 if any(
-                    r["victim"] == victim and r["model"] == model and r["steps"] == steps and r["seed"] == seed
+                    r["victim"] == victim and r["model"] == label and r["steps"] == steps and r["seed"] == seed
                     for r in rows
                 ):
                     continue
@@ -338,14 +357,14 @@ def main(argv=None):
                     ]
                     cmd += ["--lr", str(args.lr)] if args.lr else []
                     cmd += {"freeze": ["--freeze-embeddings"], "train": ["--train-embeddings"]}.get(args.embeddings, [])
-                    cmd += ["--gradient-candidates", str(args.gradient_candidates)] if model == "sp-defense" else []
+                    cmd += ["--gradient-candidates", str(candidates)] if model == "sp-defense" else []
                     cmd += ["--device", args.device] if args.device else []
-                    if not finished_model(work / "model", victim, model, steps, seed, args):
+                    if not finished_model(work / "model", victim, model, steps, seed, args, candidates):
                         shutil.rmtree(work / "model", ignore_errors=True)
                         run_cli(cmd)
                     secs = json.loads((work / "model" / "defense.json").read_text())["seconds"]
                 print(f"{victim} {model} steps={steps} seed={seed}: evaluating", flush=True)
-                row = {"victim": victim, "model": model, "steps": steps, "seed": seed, "train_seconds": round(secs, 1)}
+                row = {"victim": victim, "model": label, "steps": steps, "seed": seed, "train_seconds": round(secs, 1)}
                 row.update(evaluate(spec, args, work, attack_set, test))
                 rows.append(row)
                 print(json.dumps(row), flush=True)

@@ -114,18 +114,19 @@ def test_defense_training_runs_and_saves_a_loadable_model(tmp_path, word_cnn):
         )
 
 
-@pytest.mark.parametrize("train_embeddings", [None, True, False])
-def test_defense_keeps_the_embeddings_as_trained_unless_asked(word_cnn, train_embeddings):
-    """Default (None): the word model's frozen GloVe stays frozen; True trains it; False freezes even a
-    trainable embedding (a transformer's)."""
+@pytest.mark.parametrize("train_embeddings", ["default", None, True, False])
+def test_defense_trains_the_embeddings_unless_asked_not_to(word_cnn, train_embeddings):
+    """Default: the embeddings are trained, also the word model's GloVe that was frozen in training;
+    None leaves them as trained (frozen here); False freezes even a trainable embedding (a transformer's)."""
     from textattack_secondorder.defense import train_defense
 
     emb = word_cnn.model.get_input_embeddings().weight
     assert not emb.requires_grad  # demo word models freeze GloVe
     before = emb.detach().clone()
-    train_defense(word_cnn, DATA * 5, steps=3, batch_size=4, progress=False, train_embeddings=train_embeddings)
+    asked = {} if train_embeddings == "default" else {"train_embeddings": train_embeddings}
+    train_defense(word_cnn, DATA * 5, steps=3, batch_size=4, progress=False, **asked)
     moved = not torch.equal(before, word_cnn.model.get_input_embeddings().weight.detach())
-    assert moved is bool(train_embeddings)
+    assert moved is (train_embeddings in ("default", True))
     if train_embeddings is False:
         word_cnn.model.get_input_embeddings().weight.requires_grad_(True)  # as a transformer's
         before = word_cnn.model.get_input_embeddings().weight.detach().clone()

@@ -250,6 +250,24 @@ def test_transformers_fine_tune_at_the_paper_learning_rate():
     assert _default_lr(BertForSequenceClassification(cfg)) == 2e-5
 
 
+def test_defaults_by_model_kind(word_cnn):
+    """Transformers: the paper's lr and Eq. 5 rule; the word models: 1e-3 and 32 checked candidates —
+    decided in one place each, and the augmenter follows the same rule as ``defend``."""
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from textattack_secondorder.augmentation.sp_defense import default_gradient_candidates
+    from textattack_secondorder.defense.training import _default_lr
+
+    bert = BertForSequenceClassification(
+        BertConfig(vocab_size=10, hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=8)
+    )
+    assert default_gradient_candidates(bert) == 1
+    assert default_gradient_candidates(word_cnn.model) == 32 and _default_lr(word_cnn.model) == 1e-3
+    assert default_gradient_candidates(word_cnn) == 32  # a wrapper holding the model
+    assert SPDefenseAugmenter("gradient", model=word_cnn).gradient_candidates == 32
+    assert SPDefenseAugmenter("gradient", model=word_cnn, gradient_candidates=1).gradient_candidates == 1
+
+
 def test_training_refuses_non_positive_steps_and_unknown_mixes(word_cnn):
     with pytest.raises(ValueError, match="steps"):
         train_defense(word_cnn, DATA, steps=0, progress=False)
@@ -325,8 +343,8 @@ def test_defended_model_is_a_loadable_directory_with_its_record(tmp_path, tiny_s
     info = json.loads((out / "defense.json").read_text())
     assert info["seed"] == 7 and info["steps"] == 2 and info["defense"] == "sp-defense" and info["lr"] == 2e-5
     assert {"test_accuracy_before", "test_accuracy_after", "schedule", "batch_size"} <= set(info)
-    # a transformer's embeddings are trained as they were; the paper's Eq. 5 rule unless asked otherwise
-    assert info["embeddings"] == "as trained" and info["train_embeddings"] is True
+    # a transformer: every weight trained, the paper's Eq. 5 rule unless asked otherwise
+    assert info["embeddings"] == "train" and info["train_embeddings"] is True
     assert info["gradient_candidates"] == 1
     logits = load_model_wrapper(str(out))(["the film was good"])
     assert tuple(logits.shape) == (1, 2)

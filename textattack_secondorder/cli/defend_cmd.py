@@ -26,9 +26,10 @@ def add_parser(subparsers):
     p.add_argument(
         "--gradient-candidates",
         type=positive_int,
-        default=1,
+        default=None,
         help="gradient augmentation: check the K lowest first-order estimates with a forward pass each and "
-        "apply the one that hurts most (default 1: the paper's Eq. 5 minimum; docs/methods.md §2.4)",
+        "apply the one that hurts most (default: 1, the paper's Eq. 5 minimum, on transformers; 32 on the "
+        "word models; docs/methods.md §2.4)",
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="output model directory (use with `textattack attack --model OUT`)")
@@ -43,22 +44,23 @@ def add_embedding_args(parser):
         dest="embeddings",
         action="store_const",
         const="freeze",
-        default="as trained",
-        help="keep the input embeddings fixed (default: as the model was trained — the demo word victims' "
-        "GloVe frozen, a transformer's trained; docs/methods.md §2.4)",
+        default="train",
+        help="keep the input embeddings fixed (default: train them, as the paper fine-tunes every weight; "
+        "on the demo CNN freezing them weakens SP-Defense: docs/methods.md §2.4)",
     )
     emb.add_argument(
         "--train-embeddings",
         dest="embeddings",
         action="store_const",
         const="train",
-        help="also train the input embeddings of a model whose embeddings were frozen (word victims)",
+        help="train the input embeddings too, also where they were frozen in training (the default)",
     )
 
 
 def run(args):
     import numpy as np
 
+    from ..augmentation.sp_defense import default_gradient_candidates
     from ..defense import save_model, train_defense
     from ..models.token_classifier import TokenClassifier
 
@@ -76,6 +78,7 @@ def run(args):
 
     from ..defense.training import _default_lr
 
+    candidates = args.gradient_candidates or default_gradient_candidates(model.model)
     before = acc()
     history = []
     seconds = train_defense(
@@ -87,9 +90,9 @@ def run(args):
         defense=args.defense,
         seed=args.seed,
         device=args.device,
-        train_embeddings={"train": True, "freeze": False}.get(args.embeddings),
+        train_embeddings=args.embeddings != "freeze",
         history=history,
-        gradient_candidates=args.gradient_candidates,
+        gradient_candidates=candidates,
     )
     after = acc()
     info = {
@@ -102,7 +105,7 @@ def run(args):
         "schedule": "linear decay to 0",
         "embeddings": args.embeddings,
         "train_embeddings": bool(model.model.get_input_embeddings().weight.requires_grad),
-        "gradient_candidates": args.gradient_candidates,
+        "gradient_candidates": candidates,
         "data": f"{args.dataset}:{args.split}",
         "seconds": seconds,
         "test_accuracy_before": before,

@@ -7,14 +7,15 @@ half original). The gradient augmentation uses the model being trained (its
 current weights), as in the paper. The result is saved as a Hugging Face model
 directory that ``textattack attack --model DIR`` and ``SOModelWrapper`` load.
 
-The input embeddings stay as the model was trained (``train_embeddings=None``, default): the demo
-word victims' GloVe embeddings stay frozen, a transformer's are trained. Measured on mr-cnn
-(3,000 steps, 3 seeds, docs/methods.md §2.4): the "continue" control (no augmentation at all)
-raised SP-Attack's success from 79.9 to 96.9 % with the embeddings trained, to 85.7 % with them
-frozen — the rare words SP-Attack picks ("borstal", "cinta") are the ones whose vectors move. With
-the paper's gradient rule SP-D ends at ~97 % either way; with ``gradient_candidates=32`` training
-the embeddings helped the defense (63.2 % vs 78.3 % frozen; one seed so far), so the default is
-not settled by evidence yet. ``True``/``False`` force training / freezing them.
+Defaults (docs/methods.md §2.4, measured on mr-cnn, 3,000 steps, 3 seeds, the same 200 attacked
+sentences): every weight is trained, the input embeddings included, as in the paper's fine-tuning
+(``train_embeddings=False`` freezes them); the gradient augmentation checks
+:func:`~..augmentation.sp_defense.default_gradient_candidates` candidates — 1 (the paper's Eq. 5
+minimum) on a transformer, 32 on a word model. With these, SP-Attack's success on mr-cnn went from
+79.9 % (vanilla) to 61.8 ± 8.1 % (SP-D), ρ* from 55.9 to 74.1 ± 4.5, test accuracy 71.2 -> 74.6;
+the same fine-tuning without augmentation ("continue") raised SP-Attack to 96.9 %, with the Eq. 5
+minimum SP-D ended at 96.1 %. Freezing the word victims' GloVe embeddings lowers the rise of the
+controls (continue 85.7 %) but also the defense's effect (SP-D, 32 candidates: 78.3 %).
 
 The words the random and gradient augmentations put in are the model's letters-only vocabulary
 entries that occur in the training examples (:func:`~..augmentation.sp_defense.augmentation_vocabulary`). The demo word
@@ -37,8 +38,13 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 
-from ..augmentation.sp_defense import SPDefenseAugmenter, augmentation_vocabulary, special_word_table
+from ..augmentation.sp_defense import (
+    SPDefenseAugmenter,
+    augmentation_vocabulary,
+    special_word_table,
+)
 from ..models.token_classifier import TokenClassifier
+from ..models.word_models import is_word_model
 
 logger = logging.getLogger(__name__)
 
@@ -62,8 +68,8 @@ def batch_modes(defense, batch_size, rng):
 
 
 def _default_lr(model):
-    # transformers fine-tune at 2e-5 (paper: BERT/distilBERT); small word-level models need more
-    return 2e-5 if getattr(model.config, "model_type", "").startswith(("bert", "distilbert", "roberta")) else 1e-3
+    # transformers fine-tune at 2e-5 (paper: BERT/distilBERT); the small word-level models need more
+    return 1e-3 if is_word_model(model) else 2e-5
 
 
 def train_defense(
@@ -77,18 +83,19 @@ def train_defense(
     seed=0,
     device=None,
     progress=True,
-    train_embeddings=None,
+    train_embeddings=True,
     vocabulary=None,
     history=None,
-    gradient_candidates=1,
+    gradient_candidates=None,
 ):
     """Fine-tune ``model_wrapper.model`` in place with SP-Defense (or ``rand``/``continue``); returns seconds spent.
 
-    ``train_embeddings``: True trains the input embedding matrix, False freezes it, None (default) leaves
-    it as the model was trained (see the module docstring).
+    ``train_embeddings``: True (default) trains the input embedding matrix, False freezes it, None leaves
+    it as the model was trained (the demo word victims' GloVe frozen; see the module docstring).
     ``vocabulary``: ``(ids, words)`` the augmentations draw from (default :func:`augmentation_vocabulary`).
     ``history``: a list that receives the mean training loss of every 50 steps.
-    ``gradient_candidates``: see :func:`~..augmentation.sp_defense.gradient_augment` (1 = the paper's rule).
+    ``gradient_candidates``: see :func:`~..augmentation.sp_defense.gradient_augment` (1 = the paper's rule;
+    None = :func:`~..augmentation.sp_defense.default_gradient_candidates`).
     """
     if defense not in TRAINING_MIXES:
         raise ValueError(f"defense must be one of {TRAINING_MIXES}")

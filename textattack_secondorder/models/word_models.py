@@ -237,6 +237,11 @@ ARCHITECTURES = {
 }
 
 
+def is_word_model(model):
+    """True for this package's word-level models (``so-word-*``), False for transformers and the rest."""
+    return str(getattr(getattr(model, "config", None), "model_type", "")).startswith("so-word")
+
+
 def build_word_model(arch, vocab_size, vectors=None, **config_kwargs):
     """A fresh word model of architecture ``"cnn"``, ``"lstm"`` or ``"bow"``.
 
