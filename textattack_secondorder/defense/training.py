@@ -38,11 +38,7 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 
-from ..augmentation.sp_defense import (
-    SPDefenseAugmenter,
-    augmentation_vocabulary,
-    special_word_table,
-)
+from ..augmentation.sp_defense import SPDefenseAugmenter, augmentation_vocabulary, special_word_table
 from ..models.token_classifier import TokenClassifier
 from ..models.word_models import is_word_model
 
