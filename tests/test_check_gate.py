@@ -100,7 +100,8 @@ def fragile_checks(tmp, so_threshold=10.0):
             "metric": "vulnerable_rate",
             "threshold": so_threshold,
             "settings": {
-                "recipe": f"so-beam^synonyms='{tmp / 'syn.json'}',masked_lm='{tmp / 'mlm'}',beam_width=2,max_depth=1"
+                "recipe": f"so-beam^synonyms='{tmp / 'syn.json'}',masked_lm='{tmp / 'mlm'}',beam_width=2,max_depth=1,"
+                "patch_rule='paper'"
             },
         },
         {

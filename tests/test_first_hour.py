@@ -40,7 +40,12 @@ ROWS = [
 
 def attack_rows(recipe=SOBeam, **params):
     attack = recipe.build(
-        Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm=TableProposer(TABLE), perplexity=False, **params
+        Planted(fragile_at_film),
+        synonyms=SYNONYMS,
+        masked_lm=TableProposer(TABLE),
+        perplexity=False,
+        patch_rule="paper",
+        **params,
     )
     args = textattack.AttackArgs(num_examples=len(ROWS), disable_stdout=True, silent=True)
     return attack, textattack.Attacker(attack, textattack.datasets.Dataset(ROWS), args).attack_dataset()

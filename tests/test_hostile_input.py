@@ -79,6 +79,7 @@ def _light_params(name, cls):
     light = {
         "masked_lm": FixedProposer(device="cpu"),
         "synonyms": {"good": ["fine"], "film": ["movie"]},
+        "patch_rule": "paper",  # the stub proposer scores no words (the rule: tests/test_patch_rules.py)
         "use_sentence_encoder": False,
         "sentence_encoder": _Encoder(),
         "causal_lm": _LM(),

@@ -322,6 +322,7 @@ def test_every_registered_name_builds():
     light = {  # small stand-ins for the slots, so the test loads no real model
         "masked_lm": FixedProposer(device="cpu"),
         "synonyms": synonyms,
+        "patch_rule": "paper",
         "use_sentence_encoder": False,
     }
     table = install_tables()

@@ -11,6 +11,7 @@ PUBLIC_LOADERS = {
     "causal_lm": resources.load_causal_lm,
     "sentence_encoder": resources.load_sentence_encoder,
     "synonyms": resources.load_synonyms,
+    "pos_tagger": resources.load_pos_tagger,
     "word_vectors": resources.load_word_vectors,
 }
 

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 from textattack.attack_recipes import AttackRecipe
 
+from ..goal_functions.patch_rules import PATCH_RULES
 from ..resources.errors import ResourceError
 from ..shared.recipe_params import RecipeParameterError  # noqa: F401  (raised by recipes; one home)
 
@@ -38,6 +39,7 @@ CHOICES = {
     "wir_method": ("unk", "delete", "weighted-saliency", "gradient", "random"),
     "perplexity": (None, True, False),
     "masked_lm_dtype": (None, "float32", "fp32", "bfloat16", "bf16", "float16", "fp16", "auto"),
+    "patch_rule": tuple(PATCH_RULES),
 }
 # Parameters whose default is a number but that also take None; parameters that also take an object
 # (a torch dtype) besides their choices.

@@ -23,6 +23,7 @@ constraints (:func:`double_perturbation_goal`) and the attack class.
 """
 
 from ..constraints import PatchWordModification, PatchWordsUnique
+from ..goal_functions.patch_rules import DEFAULT_PATCH_RULE, build_patch_rule
 from ..goal_functions.second_order import SecondOrderClassification
 from ..resources import load_synonyms
 from ..transformations.neighborhood import DELTA, KAPPA
@@ -51,6 +52,12 @@ COMMON_PARAMS = {
         "masked-LM slot: HF model name/path, 'gemma', 'minilm-mlm' or a WordProposer; "
         "None = slot default. Paper: distilbert-base-uncased",
     ),
+    "patch_rule": (
+        DEFAULT_PATCH_RULE,
+        "which synonym swaps may be patch pairs: 'in-context' (part of speech kept, WordNet synonym of p1's "
+        "usual sense, masked-LM fit; a reader accepts them), 'authors-code' (the authors' code: masked-LM "
+        "pseudo-log-likelihood drop <= 1.5), 'paper' (the paper's text: every listed synonym); docs/methods.md §1.2",
+    ),
     "kappa": (KAPPA, "Algorithm 1: keep logits > max(L[kappa], L[0] - delta); paper kappa = 20"),
     "delta": (DELTA, "Algorithm 1: paper delta = 3"),
     "perplexity": (
@@ -69,21 +76,24 @@ COMMON_PARAMS = {
 }
 
 
-def double_perturbation_goal(model_wrapper, p):
+def double_perturbation_goal(model_wrapper, p, masked_lm=None):
     """The goal function of paper §3 and the two constraints that keep its patch swap valid.
 
-    ``p``: the recipe's settings (``synonyms``, ``query_budget``). Returns ``(goal_function,
-    constraints)``.
+    ``p``: the recipe's settings (``synonyms``, ``patch_rule``, ``query_budget``); ``masked_lm``: the
+    neighbourhood's word proposer, which the patch rule shares. Returns ``(goal_function, constraints)``.
     """
     #
-    # §3.1: "a patch pair p = (p1, p2) is a synonym swap": the pair the model reacts to most
-    # (docs/methods.md §1.2), from the counter-fitted synonym list of Jia et al. (2019).
-    # §3, Eq. 2: x is vulnerable when F(x; p) = f(x ⊕ p) - f(x) != 0; candidates are ranked by
-    # the loss of Eq. 4. Every candidate costs two model outputs (x and x ⊕ p): the query
-    # budget counts both.
+    # §3.1: "a patch pair p = (p1, p2) is a synonym swap", from the counter-fitted synonym list of
+    # Jia et al. (2019): among the swaps the patch rule keeps in x0 (docs/methods.md §1.2), the pair
+    # the model reacts to most. §3, Eq. 2: x is vulnerable when F(x; p) = f(x ⊕ p) - f(x) != 0;
+    # candidates are ranked by the loss of Eq. 4. Every candidate costs two model outputs (x and
+    # x ⊕ p): the query budget counts both.
     #
     goal_function = SecondOrderClassification(
-        model_wrapper, load_synonyms(p["synonyms"]), query_budget=p["query_budget"]
+        model_wrapper,
+        load_synonyms(p["synonyms"]),
+        query_budget=p["query_budget"],
+        patch_rule=build_patch_rule(p["patch_rule"], masked_lm=masked_lm),
     )
     #
     # Algorithm 1: the position holding the patch word p1 is never modified, and no neighbour

@@ -43,17 +43,18 @@ class SOBeam(SORecipe):
         p = cls.check_params(params)
         with cls.parameter_errors(params):
             #
-            # Goal (paper §3, Eq. 2-4): find x near x0 with f(x ⊕ p) != f(x) for the patch pair p of
-            # x0; the patch position is never modified (goal function + its two constraints).
-            #
-            goal_function, constraints = double_perturbation_goal(model_wrapper, p)
-            #
             # Algorithm 1: Neighbor_1(x) masks each word in turn and keeps the masked LM's tokens with
             # L > max(L[κ], L[0] - δ), "empirically set" κ = 20, δ = 3; paper masked LM: DistilBERT.
             #
             transformation = WordSwapNeighborhood(
                 p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"], dtype=p["masked_lm_dtype"]
             )
+            #
+            # Goal (paper §3, Eq. 2-4): find x near x0 with f(x ⊕ p) != f(x) for the patch pair p of
+            # x0, a swap the patch rule keeps in its sentence; the patch position is never modified (goal
+            # function + its two constraints).
+            #
+            goal_function, constraints = double_perturbation_goal(model_wrapper, p, transformation.proposer)
             #
             # Algorithm 2: start from the beam {x0}; for i = 1..k expand every member by Neighbor_1 and
             # evaluate the candidates; "if any is vulnerable return the one with largest |F|", otherwise
@@ -70,7 +71,9 @@ class SOBeam(SORecipe):
             #
             # Summary rows of a second-order run (docs/methods.md §1.5): victim accuracy, perplexity.
             #
-            metrics = second_order_summary_metrics(p["perplexity"], p["causal_lm"], p["device"])
+            metrics = second_order_summary_metrics(
+                p["perplexity"], p["causal_lm"], p["device"], patch_rule=p["patch_rule"]
+            )
         return SecondOrderAttack(
             goal_function, constraints, transformation, search_method, recipe=cls.name, summary_metrics=metrics
         )

@@ -32,16 +32,17 @@ class SOEnum(SORecipe):
         p = cls.check_params(params)
         with cls.parameter_errors(params):
             #
-            # Goal (paper §3, Eq. 2-3): find x near x0 with f(x ⊕ p) != f(x) for the patch pair p of
-            # x0; the patch position is never modified (goal function + its two constraints).
-            #
-            goal_function, constraints = double_perturbation_goal(model_wrapper, p)
-            #
             # Algorithm 1: the natural neighbourhood, κ = 20, δ = 3 (as for SO-Beam).
             #
             transformation = WordSwapNeighborhood(
                 p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"], dtype=p["masked_lm_dtype"]
             )
+            #
+            # Goal (paper §3, Eq. 2-3): find x near x0 with f(x ⊕ p) != f(x) for the patch pair p of
+            # x0, a swap the patch rule keeps in its sentence; the patch position is never modified (goal
+            # function + its two constraints).
+            #
+            goal_function, constraints = double_perturbation_goal(model_wrapper, p, transformation.proposer)
             #
             # §3.2, brute force: enumerate Neighbor_k(x0) level by level, every sentence at distance 1
             # before any at distance 2, and stop at the first vulnerable one (a closest one);
@@ -50,7 +51,9 @@ class SOEnum(SORecipe):
             search_method = SecondOrderEnumeration(
                 max_distance=p["max_distance"], eval_batch_size=p["eval_batch_size"], prefetch=transformation.prefetch
             )
-            metrics = second_order_summary_metrics(p["perplexity"], p["causal_lm"], p["device"])
+            metrics = second_order_summary_metrics(
+                p["perplexity"], p["causal_lm"], p["device"], patch_rule=p["patch_rule"]
+            )
         return SecondOrderAttack(
             goal_function, constraints, transformation, search_method, recipe=cls.name, summary_metrics=metrics
         )

@@ -32,15 +32,15 @@ class SORandom(SORecipe):
         p = cls.check_params(params)
         with cls.parameter_errors(params):
             #
-            # Goal (paper §3, Eq. 2): the same as SO-Beam's (goal function + its two constraints).
-            #
-            goal_function, constraints = double_perturbation_goal(model_wrapper, p)
-            #
             # The same neighbourhood as SO-Beam (Algorithm 1, κ = 20, δ = 3).
             #
             transformation = WordSwapNeighborhood(
                 p["masked_lm"], kappa=p["kappa"], delta=p["delta"], device=p["device"], dtype=p["masked_lm_dtype"]
             )
+            #
+            # Goal (paper §3, Eq. 2): the same as SO-Beam's (goal function + its two constraints).
+            #
+            goal_function, constraints = double_perturbation_goal(model_wrapper, p, transformation.proposer)
             #
             # A.1: "randomly replacing up to 6 words": each step moves to one neighbour drawn uniformly
             # at random (seeded) and continues from it. The paper reports 15-25 % success against
@@ -49,7 +49,9 @@ class SORandom(SORecipe):
             search_method = RandomNeighborhoodWalk(
                 max_depth=p["max_depth"], seed=p["seed"], prefetch=transformation.prefetch
             )
-            metrics = second_order_summary_metrics(p["perplexity"], p["causal_lm"], p["device"])
+            metrics = second_order_summary_metrics(
+                p["perplexity"], p["causal_lm"], p["device"], patch_rule=p["patch_rule"]
+            )
         return SecondOrderAttack(
             goal_function, constraints, transformation, search_method, recipe=cls.name, summary_metrics=metrics
         )

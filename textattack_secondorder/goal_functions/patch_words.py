@@ -3,12 +3,15 @@
 A patch pair ``p = (p1, p2)`` is a synonym swap applied to every candidate
 text: ``x ⊕ p`` replaces the occurrence of ``p1`` in ``x`` by ``p2``. For an
 input ``x0`` the candidates are ``p1`` occurring exactly once in ``x0`` and
-``p2`` a synonym of ``p1`` not occurring in ``x0``; the chosen pair maximises
+``p2`` a synonym of ``p1`` not occurring in ``x0``; a patch rule
+(:mod:`.patch_rules`; default ``in-context``) keeps the candidates whose swap keeps the
+meaning of ``x0``, and among those the chosen pair maximises
 ``|f_soft(p2) - f_soft(p1)|``, the model's output on the single word as the
 whole input (L1 distance of the probability vectors for more than two
 classes; for two classes this ranks pairs exactly like the positive-class
 difference). Single-word outputs depend only on the model, so they are
-computed once per model and cached.
+computed once per model and cached. Candidates are checked best first, so the
+rule's masked-LM scores are only computed until one pair passes.
 """
 
 import logging
@@ -19,6 +22,7 @@ import numpy as np
 
 from ..models.prediction import predict_probabilities
 from ..shared.text import match_case, swap_words_at
+from .patch_rules import NO_PAIR_KEPT, PatchRule
 
 logger = logging.getLogger(__name__)
 
@@ -55,12 +59,14 @@ class PatchWordSelector:
         model_wrapper: a TextAttack ``ModelWrapper`` (outputs logits or probabilities).
         synonyms: mapping word -> synonyms (``SynonymList`` or dict; keys lower-case).
         batch_size: model batch size for single-word queries.
+        rule: the :class:`~.patch_rules.PatchRule` candidates must pass (default: none, the paper's text).
     """
 
-    def __init__(self, model_wrapper, synonyms, batch_size=256):
+    def __init__(self, model_wrapper, synonyms, batch_size=256, rule=None):
         self.model_wrapper = model_wrapper
         self.synonyms = synonyms
         self.batch_size = batch_size
+        self.rule = rule if rule is not None else PatchRule("paper")
         try:
             self._cache = _SCORE_CACHE.setdefault(model_wrapper, {})
         except TypeError:  # wrapper not weak-referenceable
@@ -99,6 +105,20 @@ class PatchWordSelector:
         if not cands:
             return None, "no patch word: no word occurring once has a synonym absent from the text"
         scores = self.single_word_scores({w for c in cands for w in c[:2]})
-        best = max(cands, key=lambda c: (float(np.abs(scores[c[1]] - scores[c[0]]).sum()), -c[2]))
-        score = float(np.abs(scores[best[1]] - scores[best[0]]).sum())
-        return PatchPair(best[0], best[1], best[2], score), None
+        ranked = sorted(
+            (PatchPair(p1, p2, i, float(np.abs(scores[p2] - scores[p1]).sum())) for p1, p2, i in cands),
+            key=lambda p: (-p.score, p.index),
+        )
+        if not self.rule.constraints:
+            return ranked[0], None
+        k, refused = self.rule.first_kept(attacked_text, [apply_patch(attacked_text, p) for p in ranked])
+        if k is None:
+            why = ", ".join(f"{n} by {name}" for name, n in refused.items())
+            return None, f"{NO_PAIR_KEPT} ({len(ranked)} candidate pairs; refused {why}; patch_rule={self.rule.name!r})"
+        return ranked[k], None
+
+    def keeps(self, attacked_text, patch):
+        """True when the rule keeps ``patch`` in ``attacked_text`` (a vulnerable example it will report)."""
+        if not self.rule.constraints:
+            return True
+        return self.rule.first_kept(attacked_text, [apply_patch(attacked_text, patch)])[0] is not None

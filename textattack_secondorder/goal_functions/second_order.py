@@ -56,6 +56,7 @@ class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
         perturbed_words=0,
         elapsed=None,
         skip_reason=None,
+        patch_rule=None,
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
@@ -66,6 +67,7 @@ class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
         self.perturbed_words = perturbed_words
         self.elapsed = elapsed
         self.skip_reason = skip_reason
+        self.patch_rule = patch_rule
 
     @property
     def patched_output(self):
@@ -91,6 +93,7 @@ class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
         return {
             "patch_p1": getattr(self.patch, "p1", None),
             "patch_p2": getattr(self.patch, "p2", None),
+            "patch_rule": self.patch_rule,
             "vulnerable_text": self.attacked_text.text,
             "vulnerable_patched_text": None if self.patched_text is None else self.patched_text.text,
             "vulnerable_output": int(np.asarray(self.raw_output).argmax()),
@@ -114,13 +117,24 @@ class SecondOrderClassification(ClassificationGoalFunction):
         synonyms: word -> synonyms mapping for patch words (``SynonymList`` / dict).
         query_budget: model queries per example (each candidate costs two).
         model_batch_size: texts per model call; a candidate and its patched twin share a batch.
+        patch_rule: the :class:`~.patch_rules.PatchRule` a patch pair must pass, in ``x0`` when it is
+            chosen and in every vulnerable example reported (default: none, the paper's text).
     """
 
-    def __init__(self, model_wrapper, synonyms, query_budget=float("inf"), model_batch_size=32, **kwargs):
+    def __init__(
+        self, model_wrapper, synonyms, query_budget=float("inf"), model_batch_size=32, patch_rule=None, **kwargs
+    ):
         super().__init__(model_wrapper, query_budget=query_budget, model_batch_size=model_batch_size, **kwargs)
-        self.patch_selector = PatchWordSelector(model_wrapper, synonyms, batch_size=max(model_batch_size, 64))
+        self.patch_selector = PatchWordSelector(
+            model_wrapper, synonyms, batch_size=max(model_batch_size, 64), rule=patch_rule
+        )
         self.patch = None
         self.skip_reason = None
+        self.refused_vulnerable = 0  # vulnerable candidates whose patch swap the rule refused in their context
+
+    @property
+    def patch_rule(self):
+        return self.patch_selector.rule
 
     # -- per example ----------------------------------------------------------
     def init_attack_example(self, attacked_text, ground_truth_output):
@@ -142,6 +156,7 @@ class SecondOrderClassification(ClassificationGoalFunction):
                 ground_truth_output,
                 skip_reason=self.skip_reason,
                 elapsed=0.0,
+                patch_rule=self.patch_rule.name,
             )
             if probs is not None:
                 result.output = int(np.asarray(probs).argmax())
@@ -164,12 +179,11 @@ class SecondOrderClassification(ClassificationGoalFunction):
         n = len(attacked_text_list)
         self.num_queries += 2 * n
         elapsed = time.perf_counter() - self._start
+        raws = [np.asarray(r.cpu() if hasattr(r, "cpu") else r, dtype=np.float64) for r in outputs]
+        flags = self._vulnerable(attacked_text_list, raws[:n], raws[n:])
         results = []
-        for text, twin, raw, raw_p in zip(attacked_text_list, patched, outputs[:n], outputs[n:]):
-            raw = np.asarray(raw.cpu() if hasattr(raw, "cpu") else raw, dtype=np.float64)
-            raw_p = np.asarray(raw_p.cpu() if hasattr(raw_p, "cpu") else raw_p, dtype=np.float64)
+        for text, twin, raw, raw_p, vulnerable in zip(attacked_text_list, patched, raws[:n], raws[n:], flags):
             cls = int(raw.argmax())
-            vulnerable = cls != int(raw_p.argmax())
             loss = beam_loss(raw, raw_p, cls)
             score = -loss + (SUCCESS_BONUS if vulnerable else 0.0)
             status = GoalFunctionResultStatus.SUCCEEDED if vulnerable else GoalFunctionResultStatus.SEARCHING
@@ -188,9 +202,27 @@ class SecondOrderClassification(ClassificationGoalFunction):
                     loss=float(loss),
                     perturbed_words=len(text.all_words_diff(self.initial_attacked_text)),
                     elapsed=elapsed,
+                    patch_rule=self.patch_rule.name,
                 )
             )
         return results, self.num_queries >= self.query_budget
+
+    def _vulnerable(self, texts, raws, raws_p):
+        """Which candidates are vulnerable, ``f(x ⊕ p) != f(x)``, with the patch swap kept by the rule in
+        ``x`` itself. Checked in order of the beam loss, lowest first (the order the search ranks them),
+        until one passes; the ones after it keep their label and are never the one reported."""
+        flips = [int(r.argmax()) != int(rp.argmax()) for r, rp in zip(raws, raws_p)]
+        if not any(flips) or not self.patch_rule.constraints:
+            return flips
+        order = sorted(
+            (k for k, f in enumerate(flips) if f), key=lambda k: beam_loss(raws[k], raws_p[k], int(raws[k].argmax()))
+        )
+        for k in order:
+            if self.patch_selector.keeps(texts[k], self.patch):
+                break
+            flips[k] = False
+            self.refused_vulnerable += 1
+        return flips
 
     def _is_goal_complete(self, model_output, attacked_text):  # not used: get_results decides
         return False

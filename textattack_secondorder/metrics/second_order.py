@@ -11,6 +11,7 @@ import numpy as np
 from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult
 from textattack.metrics import Metric
 
+from ..goal_functions.patch_rules import NO_PAIR_KEPT
 from ..resources import causal_lm_ready, load_causal_lm
 
 logger = logging.getLogger(__name__)
@@ -98,6 +99,30 @@ class MedianPerplexity(Metric):
         return round(float(np.nanmedian(lm.perplexity(texts))), 1)
 
 
+class PatchRuleName(Metric):
+    """The patch rule of the run (docs/methods.md §1.2), as its summary row."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def calculate(self, results):
+        return self.name
+
+
+class NoPatchPairKept(Metric):
+    """Sentences skipped because the patch rule kept none of their candidate pairs."""
+
+    def __init__(self):
+        pass
+
+    def calculate(self, results):
+        return sum(
+            1
+            for r in _second_order(results)
+            if isinstance(r, SkippedAttackResult) and (r.perturbed_result.skip_reason or "").startswith(NO_PAIR_KEPT)
+        )
+
+
 PERPLEXITY_ROW = "Median perplexity:"
 PERPLEXITY_OFF = "off, causal LM not cached: add perplexity=True (one-off set-up, ~1 min)"
 
@@ -112,8 +137,10 @@ class PerplexityLeftOut(Metric):
         return self.message
 
 
-def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None):
+def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None, patch_rule=None):
     """The rows our second-order recipes add to TextAttack's summary table.
+
+    ``patch_rule``: the run's patch rule name, shown with the count of sentences it left without a pair.
 
     ``perplexity``: True / False, or None = the median-perplexity rows are shown when the causal LM
     is already cached here (:func:`~textattack_secondorder.resources.causal_lm_ready`), so a
@@ -130,7 +157,11 @@ def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None):
                 "perplexity=True to load it once",
                 causal_lm or "slot default",
             )
-    rows = {
+    rows = {}
+    if patch_rule is not None:
+        rows["Patch rule:"] = PatchRuleName(patch_rule)
+        rows["Skipped, no patch pair kept:"] = NoPatchPairKept()
+    rows |= {
         "Avg perturbed words (vulnerable):": AveragePerturbedWords(),
         "Avg seconds per example:": SecondsPerExample(),
     }

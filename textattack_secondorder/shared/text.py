@@ -14,6 +14,18 @@ def match_case(word, like):
     return word
 
 
+def word_offsets(text):
+    """``(start, end)`` character offsets of each of ``text.words`` in ``text.text`` (one pass; the same
+    positions TextAttack's ``_text_index_of_word_index`` finds word by word)."""
+    lower = text.text.lower()
+    out, at = [], 0
+    for w in text.words:
+        start = lower.find(w.lower(), at)
+        out.append((start, start + len(w)))
+        at = start + len(w)
+    return out
+
+
 def swap_words_at(text, index, words):
     """``text`` with word ``index`` replaced by each of ``words`` (single alphabetic words).
 

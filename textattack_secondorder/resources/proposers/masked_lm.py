@@ -4,6 +4,7 @@ import os
 
 from .base import (
     DEFAULT_TOP_K,
+    MaskedScoring,
     TokenNormalizer,
     WordProposer,
     flatten_requests,
@@ -16,7 +17,7 @@ from .base import (
 # `textattack-so --help` stays free of them (~0.5 s, not ~6 s more with transformers; measured).
 
 
-class MaskedLMProposer(WordProposer):
+class MaskedLMProposer(MaskedScoring, WordProposer):
     """Proposer on any ``AutoModelForMaskedLM`` (the paper uses ``distilbert-base-uncased``).
 
     Each requested position gets its own input: the sentence with word ``i`` replaced by
@@ -95,5 +96,53 @@ class MaskedLMProposer(WordProposer):
         """Vocabulary logits at the mask position of each row of a tokenised batch."""
         import torch
 
-        logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits
-        return logits[torch.arange(len(mask_pos), device=logits.device), mask_pos.to(logits.device)]
+        return self._position_logits(enc["input_ids"], enc["attention_mask"], torch.arange(len(mask_pos)), mask_pos)
+
+    def _position_logits(self, input_ids, attention_mask, rows, cols):
+        """Vocabulary logits at ``(rows[k], cols[k])`` of a padded batch."""
+        logits = self.model(input_ids=input_ids.to(self.device), attention_mask=attention_mask.to(self.device)).logits
+        return logits[rows.to(logits.device), cols.to(logits.device)]
+
+    # -- word and sentence scores (MaskedScoring) ------------------------------
+    @property
+    def mask_token(self):
+        return self.tokenizer.mask_token
+
+    @property
+    def mask_id(self):
+        return self.tokenizer.mask_token_id
+
+    @property
+    def max_tokens(self):
+        return self._max_len
+
+    @property
+    def _special_ids(self):
+        return set(self.tokenizer.all_special_ids)
+
+    def _text(self, words):
+        return " ".join(words)
+
+    def _encode(self, texts):
+        return self.tokenizer(list(texts), add_special_tokens=True)["input_ids"]
+
+    def _piece_variants(self, word, words, i):
+        from ...shared.text import match_case
+
+        return [self.tokenizer.encode(" " + match_case(word, words[i]), add_special_tokens=False)]
+
+    def _log_probs(self, ids_lists, positions):
+        import torch
+
+        n = max(len(x) for x in ids_lists)
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        ids = torch.full((len(ids_lists), n), pad, dtype=torch.long)
+        am = torch.zeros((len(ids_lists), n), dtype=torch.long)
+        for r, x in enumerate(ids_lists):
+            ids[r, : len(x)] = torch.tensor(x)
+            am[r, : len(x)] = 1
+        rows = torch.tensor([r for r, pos in enumerate(positions) for _ in pos])
+        cols = torch.tensor([p for pos in positions for p in pos])
+        with torch.no_grad():
+            lp = torch.log_softmax(self._position_logits(ids, am, rows, cols).float(), dim=-1).cpu()
+        return list(torch.split(lp, [len(pos) for pos in positions]))

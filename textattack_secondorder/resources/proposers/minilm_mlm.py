@@ -111,7 +111,7 @@ def default_addon_path():
     return data_path(ADDON_FILE)
 
 
-class MiniLMMLMProposer(WordProposer):
+class MiniLMMLMProposer(MaskedLMProposer):
     """Fast offline proposer: frozen all-MiniLM-L6-v2 + the trained MLM head / LoRA add-on.
 
     Same input format as :class:`MaskedLMProposer` (one ``[MASK]`` per masked word,
@@ -130,7 +130,7 @@ class MiniLMMLMProposer(WordProposer):
         return ""
 
     def __init__(self, addon_path=None, encoder_path=None, device=None, batch_size=128, max_words=200, dtype=None):
-        super().__init__(device=device, batch_size=batch_size)
+        WordProposer.__init__(self, device=device, batch_size=batch_size)  # not the HF loader's
         self.dtype = resolve_dtype(dtype, self.device)
         import torch
         from safetensors.torch import load_file
@@ -160,13 +160,8 @@ class MiniLMMLMProposer(WordProposer):
         self._max_len = 256
 
     def extra_repr(self):
-        return f"addon={str(self.addon_path)!r}, " + super().extra_repr()
+        return f"addon={str(self.addon_path)!r}, " + WordProposer.extra_repr(self)
 
-    propose = MaskedLMProposer.propose  # same batching; only the model call differs
-
-    def _mask_logits(self, enc, mask_pos):
-        import torch
-
-        h = self.model.hidden(enc["input_ids"].to(self.device), enc["attention_mask"].to(self.device))
-        h = h[torch.arange(len(mask_pos), device=h.device), mask_pos.to(h.device)]
-        return self.model.head(h)
+    def _position_logits(self, input_ids, attention_mask, rows, cols):
+        h = self.model.hidden(input_ids.to(self.device), attention_mask.to(self.device))
+        return self.model.head(h[rows.to(h.device), cols.to(h.device)])

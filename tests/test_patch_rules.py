@@ -1,0 +1,306 @@
+"""Patch rules (docs/methods.md §1.2): which synonym swaps may be the patch pair of a second-order attack.
+
+The in-context rule's parts are TextAttack constraints on ``x ⊕ p`` against ``x``; they are tested here
+with stub taggers and scorers (fast, exact), then once with the real spaCy tagger, the packaged WordNet
+table and a tiny masked LM built in the test. The masked LM's word and sentence scores are checked
+against the model's own log-probabilities.
+"""
+
+import numpy as np
+import pytest
+import textattack
+from textattack.shared import AttackedText
+
+from conftest import bert_tokenizer
+from textattack_secondorder.attack_recipes import SOBeam
+from textattack_secondorder.constraints import MaskedLMFit, PatchPartOfSpeech, PseudoLogLikelihoodDrop, WordNetSynonym
+from textattack_secondorder.goal_functions import PatchWordSelector, apply_patch
+from textattack_secondorder.goal_functions.patch_rules import (
+    NO_PAIR_KEPT,
+    PATCH_RULES,
+    PatchRule,
+    build_patch_rule,
+    check_patch_rule,
+)
+from textattack_secondorder.goal_functions.patch_words import PatchPair
+from textattack_secondorder.resources.proposers import MaskedLMProposer, WordProposer
+from textattack_secondorder.shared.recipe_params import RecipeParameterError
+
+torch = pytest.importorskip("torch")
+
+
+class StubTagger:
+    """Tags from a table keyed by the text; unknown texts get the tags of ``default``."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def tags(self, attacked_text):
+        return self.table[attacked_text.text]
+
+    def tag_many(self, texts):
+        return [self.tags(t) for t in texts]
+
+
+class StubScorer(WordProposer):
+    """Masked LM stand-in: a fixed log-probability per word, a fixed PLL per sentence."""
+
+    scores_words = True
+
+    def __init__(self, word_scores=None, pll=None):
+        super().__init__(device="cpu")
+        self.word_scores = word_scores or {}
+        self.pll = pll or {}
+        self.calls = 0
+
+    def score_words(self, sentences, positions, candidates):
+        self.calls += 1
+        return [[self.word_scores.get(w, -20.0) for w in c] for c in candidates]
+
+    def pseudo_log_likelihood(self, sentences):
+        return [self.pll[" ".join(s)] for s in sentences]
+
+
+def swap(text, i, word):
+    at = AttackedText(text)
+    return at, apply_patch(at, PatchPair(at.words[i].lower(), word, i, 0.0))
+
+
+# ---------------------------------------------------------------------------------------- constraints
+def test_part_of_speech_keeps_content_words_and_their_inflection():
+    x = "it captures the mood at last"
+    tags = ("PRP", "VBZ", "DT", "NN", "IN", "JJ")
+    table = {x: tags}
+    for word, new_tag in [("catches", "VBZ"), ("caught", "VBD"), ("mala", "VBZ")]:
+        table[x.replace("captures", word)] = tags[:1] + (new_tag,) + tags[2:]
+    table[x.replace("at", "en")] = tags
+    c = PatchPartOfSpeech(tagger=StubTagger(table))
+    ok = lambda i, w: c._check_constraint(swap(x, i, w)[1], AttackedText(x))  # noqa: E731
+    assert ok(1, "catches")  # VBZ for VBZ
+    assert not ok(1, "caught")  # other tense: the form is not VBZ
+    assert not ok(1, "mala")  # not an English word
+    assert not ok(4, "en")  # a preposition is not a content word
+
+
+def test_part_of_speech_refuses_a_word_beside_a_name_and_a_retagged_word():
+    x = "star trek is a good film"
+    tags = ("NNP", "NNP", "VBZ", "DT", "JJ", "NN")
+    table = {x: tags, "star hike is a good film": tags, "star trek is a good movie": tags}
+    table["star trek is a good picture"] = tags[:5] + ("VB",)  # the tagger reads the new word otherwise
+    c = PatchPartOfSpeech(tagger=StubTagger(table))
+    ref = AttackedText(x)
+    assert not c._check_constraint(swap(x, 1, "hike")[1], ref)  # inside a name
+    assert c._check_constraint(swap(x, 5, "movie")[1], ref)
+    assert not c._check_constraint(swap(x, 5, "picture")[1], ref)
+    assert PatchPartOfSpeech(tagger=StubTagger(table), names=False)._check_constraint(swap(x, 1, "hike")[1], ref) is (
+        False
+    )  # "trek" is NNP itself: not a content word either
+
+
+def test_wordnet_synonym_of_the_usual_sense_in_its_part_of_speech():
+    x = "you have to dig pretty deep in the old movie"
+    tags = ("PRP", "VBP", "TO", "VB", "RB", "RB", "IN", "DT", "JJ", "NN")
+    c = WordNetSynonym(max_sense=2, tagger=StubTagger({x: tags}))
+    ref = AttackedText(x)
+    ok = lambda i, w: c._check_constraint(swap(x, i, w)[1], ref)  # noqa: E731
+    assert ok(9, "film")  # movie.n.01
+    assert ok(4, "fairly")  # pretty as an adverb: reasonably.r.01
+    assert not ok(4, "handsome")  # a sense of the adjective, not of the adverb
+    assert not ok(8, "antiquated")  # not among "old"'s first two senses
+    with pytest.raises(ValueError, match="max_sense"):
+        WordNetSynonym(max_sense=0, tagger=StubTagger({}))
+
+
+def test_masked_lm_fit_compares_the_new_word_with_the_old_in_its_slot():
+    x = "dig pretty deep"
+    scorer = StubScorer({"pretty": -2.0, "rather": -4.5, "handsome": -9.0})
+    c = MaskedLMFit(scorer, max_drop=3.0)
+    ref = AttackedText(x)
+    texts = [swap(x, 1, "rather")[1], swap(x, 1, "handsome")[1]]
+    assert [t.text for t in c._check_constraint_many(texts, ref)] == ["dig rather deep"]
+    assert scorer.calls == 1  # one batched call for all swaps of the sentence
+    with pytest.raises(ValueError, match="does not score words"):
+        MaskedLMFit(_NoScores())
+
+
+class _NoScores(WordProposer):
+    def propose(self, sentences, positions, top_k=21):
+        return [[[] for _ in p] for p in positions]
+
+
+def test_pseudo_log_likelihood_drop_is_the_authors_filter():
+    scorer = StubScorer(pll={"a good film": -10.0, "a fine film": -11.4, "a mala film": -12.0})
+    c = PseudoLogLikelihoodDrop(scorer, max_drop=1.5)
+    ref = AttackedText("a good film")
+    kept = c._check_constraint_many([swap("a good film", 1, "fine")[1], swap("a good film", 1, "mala")[1]], ref)
+    assert [t.text for t in kept] == ["a fine film"]
+
+
+# ---------------------------------------------------------------------------------------- the rule
+class Counting:
+    """A constraint that keeps texts containing ``word`` and counts what it was asked about."""
+
+    def __init__(self, word):
+        self.word, self.seen = word, 0
+
+    def _check_constraint_many(self, texts, reference):
+        self.seen += len(texts)
+        return [t for t in texts if self.word in t.words]
+
+
+def test_rule_returns_the_first_kept_and_checks_later_candidates_only_when_needed():
+    ref = AttackedText("a good film")
+    texts = [swap("a good film", 1, w)[1] for w in ["fine"] * 40 + ["nice"]]
+    c = Counting("nice")
+    k, refused = PatchRule("t", [c]).first_kept(ref, texts)
+    assert k == 40 and refused == {"Counting": 40}
+    c2 = Counting("fine")
+    assert PatchRule("t", [c2]).first_kept(ref, texts)[0] == 0 and c2.seen == 32  # one chunk was enough
+
+
+def test_selector_takes_the_best_pair_the_rule_keeps_and_says_why_none():
+    class Scores(textattack.models.wrappers.ModelWrapper):
+        model = None
+
+        def __call__(self, texts):
+            table = {"good": 0.9, "mala": 0.0, "fine": 0.3, "movie": 0.5, "film": 0.55}
+            return np.array([[1 - table.get(t, 0.5), table.get(t, 0.5)] for t in texts])
+
+    syn = {"good": ["mala", "fine"], "movie": ["film"]}
+    keep_fine = PatchRule("t", [Counting("fine")])
+    pair, reason = PatchWordSelector(Scores(), syn, rule=keep_fine).select(AttackedText("a good movie"))
+    assert (pair.p1, pair.p2) == ("good", "fine") and reason is None  # "mala" scores higher but is refused
+    assert PatchWordSelector(Scores(), syn).select(AttackedText("a good movie"))[0].p2 == "mala"  # the paper's text
+    pair, reason = PatchWordSelector(Scores(), syn, rule=PatchRule("t", [Counting("zzz")])).select(
+        AttackedText("a good movie")
+    )
+    assert pair is None and reason.startswith(NO_PAIR_KEPT) and "3 candidate pairs" in reason
+
+
+def test_rule_names_and_a_bad_name():
+    assert set(PATCH_RULES) == {"in-context", "authors-code", "paper"}
+    assert check_patch_rule("paper") == "paper"
+    with pytest.raises(ValueError, match="'in-context', 'authors-code', 'paper'"):
+        check_patch_rule("strict")
+    assert build_patch_rule("paper").constraints == []
+    with pytest.raises(RecipeParameterError, match="patch_rule='strict' is not allowed: choose one of"):
+        SOBeam.build(object(), patch_rule="strict")
+
+
+# ---------------------------------------------------------------------------------------- in the attack
+class Planted(textattack.models.wrappers.ModelWrapper):
+    """Negative when 'fine' and 'film' occur together, else positive when good/fine occur."""
+
+    model = None
+
+    def __call__(self, texts):
+        out = []
+        for t in texts:
+            w = set(t.lower().split())
+            pos = ("good" in w or "fine" in w) and not ("fine" in w and "film" in w)
+            out.append([0.1, 0.9] if pos else [0.9, 0.1])
+        return np.array(out)
+
+
+class Table(WordProposer):
+    def __init__(self, table):
+        super().__init__(device="cpu")
+        self.table = table
+
+    def propose(self, sentences, positions, top_k=21):
+        return [[self.table.get(s[i].lower(), [])[:top_k] for i in pos] for s, pos in zip(sentences, positions)]
+
+
+class RefuseIn:
+    """A rule constraint that refuses the patch swap in any sentence containing ``word``."""
+
+    def __init__(self, word):
+        self.word = word
+
+    def _check_constraint_many(self, texts, reference):
+        return [] if self.word in reference.words else list(texts)
+
+
+def test_vulnerable_example_whose_patch_the_rule_refuses_is_not_reported():
+    table = {"movie": [("film", 5.0)], "a": [("the", 5.0)], "the": [("a", 5.0)]}
+    dataset = textattack.datasets.Dataset([("a good movie", 1)])
+    args = textattack.AttackArgs(num_examples=1, disable_stdout=True, silent=True)
+    attack = SOBeam.build(Planted(), synonyms={"good": ["fine"]}, masked_lm=Table(table), patch_rule="paper")
+    (plain,) = textattack.Attacker(attack, dataset, args).attack_dataset()
+    assert plain.perturbed_result.attacked_text.text == "a good film"
+    # the same search with a rule that refuses good -> fine in any sentence with "film"
+    attack = SOBeam.build(Planted(), synonyms={"good": ["fine"]}, masked_lm=Table(table), patch_rule="paper")
+    attack.goal_function.patch_selector.rule = PatchRule("t", [RefuseIn("film")])
+    (ruled,) = textattack.Attacker(attack, dataset, args).attack_dataset()
+    assert type(ruled).__name__ == "FailedAttackResult"
+    assert attack.goal_function.refused_vulnerable >= 1
+    assert ruled.perturbed_result.log_fields()["patch_rule"] == "t"
+
+
+# ---------------------------------------------------------------------------------------- masked-LM scores
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "a", "film", "movie", "good", "fine", "is", ".", "un"]
+VOCAB += ["##watch", "##able", "it", "was"]
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    from transformers import BertConfig, BertForMaskedLM
+
+    tok = bert_tokenizer(VOCAB)
+    torch.manual_seed(0)
+    cfg = BertConfig(
+        vocab_size=len(VOCAB),
+        hidden_size=16,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=64,
+    )
+    return MaskedLMProposer(BertForMaskedLM(cfg).eval(), tok, device="cpu"), tok
+
+
+def _log_probs(model, ids):
+    with torch.no_grad():
+        return torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0], -1)
+
+
+def test_word_scores_are_the_model_log_probabilities_with_one_mask_per_piece(tiny):
+    p, tok = tiny
+    words = ["it", "was", "good", "."]
+    got = p.score_words([words], [2], [["fine", "unwatchable"]])[0]
+    m = tok.mask_token_id
+    ids = tok("it was [MASK] .")["input_ids"]
+    lp = _log_probs(p.model, ids)
+    assert got[0] == pytest.approx(float(lp[3, tok.convert_tokens_to_ids("fine")]), abs=1e-5)
+    ids3 = ids[:3] + [m, m, m] + ids[4:]
+    lp3 = _log_probs(p.model, ids3)
+    pieces = tok.convert_tokens_to_ids(["un", "##watch", "##able"])
+    assert got[1] == pytest.approx(float(sum(lp3[3 + k, pieces[k]] for k in range(3))), abs=1e-5)
+    # the proposals rank single words like these scores do
+    props = dict(p.propose([words], [[2]], top_k=len(VOCAB))[0][0])
+    assert props["fine"] - props["good"] == pytest.approx(
+        got[0] - p.score_words([words], [2], [["good"]])[0][0], abs=1e-4
+    )
+
+
+def test_pseudo_log_likelihood_masks_each_token_in_turn(tiny):
+    p, tok = tiny
+    words = ["the", "film", "is", "good", "."]
+    ids = tok(" ".join(words))["input_ids"]
+    want = 0.0
+    for t in range(1, len(ids) - 1):
+        x = list(ids)
+        x[t] = tok.mask_token_id
+        want += float(_log_probs(p.model, x)[t, ids[t]])
+    got = p.pseudo_log_likelihood([words, ["a", "movie", "."]])
+    assert got[0] == pytest.approx(want, abs=1e-4) and len(got) == 2
+
+
+def test_in_context_rule_with_the_real_tagger_and_wordnet(tiny):
+    pytest.importorskip("spacy")
+    p, _ = tiny
+    rule = build_patch_rule("in-context", masked_lm=StubScorer({"movie": -2.0, "film": -2.5, "picture": -3.0}))
+    x = AttackedText("i watched the movie yesterday")
+    kept, refused = rule.kept(x, [swap(x.text, 3, w)[1] for w in ["film", "movies", "pic", "dashes"]])
+    assert [t.words[3] for t in kept] == ["film"]
+    assert set(refused) <= {"PatchPartOfSpeech", "WordNetSynonym", "MaskedLMFit"} and sum(refused.values()) == 3

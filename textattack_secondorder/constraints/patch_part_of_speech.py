@@ -1,0 +1,69 @@
+"""A one-word swap keeps the word's part of speech and inflection in its sentence (docs/methods.md §1.2).
+
+The word being replaced must be a content word by the tag it has in the reference sentence (a common
+noun, verb, adjective or adverb; not a proper noun, pronoun, preposition, determiner or other function
+word), and the new word must carry that same tag (Penn Treebank tags: ``captures`` is VBZ, so
+``caught`` (VBD/VBN) cannot replace it; ``pretty`` in "dig pretty deep" is an adverb, so the
+adjective ``handsome`` cannot): it must be the usual form for that tag of one of its lemmas in
+lemminflect's English lexicon — so a word the lexicon does not know (``mala``, ``nah``, ``gonna``)
+is refused — and the tagger must read it with that tag in the new sentence. Tags come from the
+``pos_tagger`` slot (spaCy). With ``names=True`` a word next to a proper noun is left alone ("star trek",
+"johnny rico": a swap inside a name).
+"""
+
+import lemminflect
+from textattack.constraints import Constraint
+
+from ..resources import load_pos_tagger
+from .word_swap_position import swapped_word
+
+#: Penn tags of the content words a patch may replace.
+CONTENT_TAGS = frozenset(["NN", "NNS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "JJ", "JJR", "JJS", "RB", "RBR", "RBS"])
+NAME_TAGS = frozenset(["NNP", "NNPS"])
+
+
+def can_carry(word, tag):
+    """True when lemminflect knows ``word`` as the usual ``tag`` form of one of its lemmas (its first
+    inflection: ``conflict`` is not the usual NNS of ``conflict``, though lemminflect lists it too)."""
+    for lemmas in lemminflect.getAllLemmas(word).values():
+        for lemma in lemmas:
+            forms = lemminflect.getInflection(lemma, tag=tag)
+            if forms and forms[0] == word:
+                return True
+    return False
+
+
+class PatchPartOfSpeech(Constraint):
+    """Accept a one-word swap only where the old word is a content word and the new word carries its tag.
+
+    Args:
+        tagger: an object with ``tags(attacked_text)`` (default: the ``pos_tagger`` slot).
+        names: also refuse a word next to a proper noun (default True).
+    """
+
+    def __init__(self, tagger=None, names=True, compare_against_original=True):
+        super().__init__(compare_against_original)
+        self.tagger = tagger if tagger is not None else load_pos_tagger()
+        self.names = bool(names)
+
+    def _check_constraint(self, transformed_text, reference_text):
+        return bool(self._check_constraint_many([transformed_text], reference_text))
+
+    def _check_constraint_many(self, transformed_texts, reference_text):
+        tags = self.tagger.tags(reference_text)
+        lexical = []  # the old word is a content word, not beside a name; the new word can carry its tag
+        for t in transformed_texts:
+            swap = swapped_word(t, reference_text)
+            if swap is None or tags[swap[0]] not in CONTENT_TAGS:
+                continue
+            i = swap[0]
+            if self.names and any(0 <= j < len(tags) and tags[j] in NAME_TAGS for j in (i - 1, i + 1)):
+                continue
+            if can_carry(swap[2], tags[i]):
+                lexical.append((t, i))
+        # and the tagger reads the new word in its sentence with the old word's tag
+        retagged = self.tagger.tag_many([t for t, _ in lexical])
+        return [t for (t, i), new_tags in zip(lexical, retagged) if new_tags[i] == tags[i]]
+
+    def extra_repr_keys(self):
+        return ["names"]

@@ -1,0 +1,52 @@
+"""A one-word swap puts in a WordNet synonym of the word's usual sense, for its part of speech (docs/methods.md §1.2).
+
+Counter-fitted neighbour lists mix synonyms with related words, other senses and other parts of
+speech (``old -> antiquated``, ``pretty -> handsome``, ``credits -> loans``). This constraint keeps a
+swap ``w -> w'`` only when a lemma of ``w'`` shares a synset with a lemma of ``w`` among the first
+``max_sense`` WordNet senses of ``w`` — WordNet lists senses most frequent first — in the part of
+speech ``w`` has in its sentence (its Penn tag from the ``pos_tagger`` slot; lemmas from lemminflect).
+The senses come from the packaged WordNet 3.0 table (:mod:`textattack_secondorder.resources.wordnet`).
+"""
+
+import lemminflect
+from textattack.constraints import Constraint
+
+from ..resources import load_pos_tagger
+from ..resources.wordnet import WORDNET_POS, shared_sense
+from .word_swap_position import swapped_word
+
+UPOS = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}
+
+
+def lemmas_of(word, pos):
+    """``word`` and its lemmas as a word of WordNet part of speech ``pos`` (lemminflect)."""
+    return {word} | set(lemminflect.getAllLemmas(word, upos=UPOS[pos]).get(UPOS[pos], ()))
+
+
+class WordNetSynonym(Constraint):
+    """Accept a one-word swap whose new word shares one of the old word's first WordNet senses.
+
+    Args:
+        max_sense: how many of the old word's senses count, most frequent first (default 2).
+        tagger: an object with ``tags(attacked_text)`` (default: the ``pos_tagger`` slot).
+    """
+
+    def __init__(self, max_sense=2, tagger=None, compare_against_original=True):
+        super().__init__(compare_against_original)
+        if int(max_sense) < 1:
+            raise ValueError(f"max_sense must be >= 1, got {max_sense}")
+        self.max_sense = int(max_sense)
+        self.tagger = tagger if tagger is not None else load_pos_tagger()
+
+    def _check_constraint(self, transformed_text, reference_text):
+        swap = swapped_word(transformed_text, reference_text)
+        if swap is None:
+            return False
+        i, old, new = swap
+        pos = WORDNET_POS.get((self.tagger.tags(reference_text)[i] or "")[:2])
+        if pos is None:
+            return False
+        return shared_sense(lemmas_of(old, pos), lemmas_of(new, pos), pos, self.max_sense) is not None
+
+    def extra_repr_keys(self):
+        return ["max_sense"]

@@ -1,0 +1,72 @@
+"""Part-of-speech tags of TextAttack's words, from a spaCy pipeline (the ``pos_tagger`` slot).
+
+The in-context patch rule (docs/methods.md §1.2) reads the Penn Treebank tag a patch word has in
+its sentence. spaCy tokenises differently from TextAttack (``there's`` is two spaCy tokens, one
+TextAttack word), so each TextAttack word takes the tag of the spaCy token that overlaps its first
+character. Only the tagger runs (about 1 ms per short sentence on one CPU core); tags of a text are
+cached, since the goal function asks for the same sentence again when it checks a vulnerable example.
+"""
+
+import threading
+from collections import OrderedDict
+
+from ..shared.text import word_offsets
+
+# spaCy inside PosTagger: optional at import time (the CLI and the plugin import this package cheaply).
+
+
+class PosTagger:
+    """Penn tags of each word of a text (``tags(attacked_text) -> tuple``), from spaCy pipeline ``name``."""
+
+    _SHARED = {}
+    _LOCK = threading.Lock()
+
+    def __init__(self, name, cache_size=4096):
+        import spacy
+
+        keep = {"tok2vec", "tagger", "attribute_ruler"}
+        try:
+            module = __import__(name)
+            nlp = module.load()
+        except ImportError:
+            nlp = spacy.load(name)
+        self.nlp = nlp
+        self.disabled = [p for p in nlp.pipe_names if p not in keep]
+        for p in self.disabled:
+            nlp.disable_pipe(p)
+        if "tagger" not in nlp.pipe_names:
+            raise ValueError(f"spaCy pipeline {name!r} has no tagger")
+        self.name = name
+        self._cache = OrderedDict()
+        self._cache_size = int(cache_size)
+
+    @classmethod
+    def shared(cls, name):
+        """One tagger per pipeline name and process (loading takes ~2 s)."""
+        with cls._LOCK:
+            if name not in cls._SHARED:
+                cls._SHARED[name] = cls(name)
+            return cls._SHARED[name]
+
+    def tags(self, attacked_text):
+        """Penn tag of each word of ``attacked_text`` (``None`` where no spaCy token overlaps it)."""
+        return self.tag_many([attacked_text])[0]
+
+    def tag_many(self, attacked_texts):
+        """:meth:`tags` of many texts; the untagged ones go through spaCy in one ``pipe`` call."""
+        texts = [t.text for t in attacked_texts]
+        todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        todo_at = {t.text: t for t in attacked_texts if t.text in set(todo)}
+        for text, doc in zip(todo, self.nlp.pipe(todo)):
+            starts = [(tok.idx, tok.idx + len(tok.text), tok.tag_) for tok in doc]
+            tags = []
+            for a, _ in word_offsets(todo_at[text]):
+                tag = next((g for s, e, g in starts if s <= a < e), None)
+                tags.append(tag)
+            self._cache[text] = tuple(tags)
+            if len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return [self._cache[t] for t in texts]
+
+    def __repr__(self):
+        return f"PosTagger({self.name!r})"

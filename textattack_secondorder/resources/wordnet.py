@@ -1,0 +1,42 @@
+"""WordNet senses for the patch rule: does ``p2`` share one of ``p1``'s first senses? (docs/methods.md §1.2)
+
+The packaged ``data/wordnet_senses.json.gz`` (written by ``scripts/build_wordnet_senses.py`` from
+WordNet 3.0; licence in ``data/LICENSE-wordnet.txt``) holds, for each single English word and part
+of speech, its first four synsets in WordNet's sense order (most frequent first) and each synset's
+single-word members. Nothing here imports torch or TextAttack.
+"""
+
+import functools
+import gzip
+import json
+
+from .errors import ResourceError
+from .paths import data_path
+
+SENSES_FILE = "wordnet_senses.json.gz"
+#: Penn Treebank tag prefix -> WordNet part of speech (adjective satellites are filed under "a").
+WORDNET_POS = {"NN": "n", "VB": "v", "JJ": "a", "RB": "r"}
+
+
+@functools.lru_cache(maxsize=1)
+def wordnet_senses():
+    """``(synsets, lemmas)`` of the packaged table (loaded once per process, ~0.3 s)."""
+    path = data_path(SENSES_FILE)
+    if not path.is_file():
+        raise ResourceError(f"{SENSES_FILE} is missing from the package data; reinstall textattack-secondorder")
+    table = json.loads(gzip.decompress(path.read_bytes()))
+    return [frozenset(s) for s in table["synsets"]], table["lemmas"]
+
+
+def shared_sense(lemmas1, lemmas2, pos, max_sense):
+    """The first sense (0-based) among the first ``max_sense`` WordNet senses of any of ``lemmas1`` in
+    part of speech ``pos`` whose synset also holds one of ``lemmas2``; ``None`` when there is none."""
+    synsets, lemmas = wordnet_senses()
+    table = lemmas.get(pos, {})
+    best = None
+    for lemma in lemmas1:
+        for rank, k in enumerate(table.get(lemma, ())[:max_sense]):
+            if k >= 0 and not synsets[k].isdisjoint(lemmas2):
+                best = rank if best is None else min(best, rank)
+                break
+    return best
