@@ -1,63 +1,198 @@
-"""Patch words of the second-order recipes per synonym list (docs/methods.md §1.2, §5.5).
+"""Patch words of the second-order recipes, per patch rule and synonym list, read blind (docs/methods.md §1.2).
 
-For each synonym list given with ``--synonyms LABEL=PATH`` (``packaged`` = the slot's
-offline default) and the same MR test sentences: how many sentences so-beam / so-enum
-skip for want of a patch word, and the patch pair (p1 -> p2) the recipe's rule picks
-for the victim on each other sentence. The pairs of all lists are also written shuffled
-and without their list to ``patch_words_blind.csv`` (key in ``patch_words_key.csv``) for
-a blind read: does the swap keep the label of the sentence?
+Three steps, each a sub-command:
 
-    python benchmarks/patch_words.py --synonyms packaged= previous=OLD.json
+``pairs`` — on held-out MR test sentences (the rules were tuned on training sentences), the patch
+pair each (rule, synonym list) chooses for the victim, with the sentences it skips for want of a pair
+and the seconds the choice took. All chosen pairs are written, shuffled together and without their
+rule, as items for readers (``patch_pairs_items.txt``; the key to them in ``patch_pairs_key.csv``)::
 
-Writes benchmarks/results/patch_words.json and the two CSV files.
+    python benchmarks/patch_words.py pairs --rules in-context authors-code paper --examples 100
+
+``vulnerable`` — the vulnerable examples a run of ``benchmarks/second_order.py`` reported (its
+``*_examples.csv``), each read as the pair (x̃0, x̃0 ⊕ p): items and key the same way::
+
+    python benchmarks/patch_words.py vulnerable --examples-csv benchmarks/results/patch_rules_attack_examples.csv
+
+``score`` — readers' verdicts (CSV ``id,keep``, one file per reader) joined with a key: kept / total
+per rule (and victim, for vulnerable examples), per reader and for all readers agreeing::
+
+    python benchmarks/patch_words.py score --key benchmarks/results/patch_pairs_key.csv --verdicts A.csv B.csv
+
+An item shows the sentence with the word marked and the same sentence with the swap marked:
+
+    #17
+    A: you have to dig [[pretty]] deep
+    B: you have to dig [[rather]] deep
+
+Readers answer "does the new word say what the old word says here?" (1 / 0) without knowing which
+rule chose the pair; ``benchmarks/patch_words_reader.md`` is the instruction they were given.
 """
 
 import argparse
 import json
 import random
 import sys
+import time
 from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
+RULES = ["in-context", "authors-code", "paper"]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--victim", default="mr-cnn")
-    ap.add_argument("--synonyms", nargs="+", default=["packaged="])
-    ap.add_argument("--examples", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", default=str(RESULTS / "patch_words.json"))
-    args = ap.parse_args()
+def item_text(k, text, index, new_word):
+    """One reader item: the sentence with word ``index`` marked, and with ``new_word`` there, marked."""
+    from textattack.shared import AttackedText
+
+    from textattack_secondorder.shared.text import match_case
+
+    at = AttackedText(text)
+    old = at.words[index]
+    a = at.replace_word_at_index(index, f"[[{old}]]").text
+    b = at.replace_word_at_index(index, f"[[{match_case(new_word, old)}]]").text
+    return f"#{k}\nA: {a}\nB: {b}\n"
+
+
+def write_items(rows, out_dir, stem, seed):
+    """Shuffle ``rows`` (dicts with text, index, p2) into ``{stem}_items.txt`` and ``{stem}_key.csv``."""
     import pandas as pd
+
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    key = pd.DataFrame(rows).sample(frac=1.0, random_state=seed).reset_index(drop=True)
+    key.insert(0, "id", range(len(key)))
+    items = [item_text(r.id, r.text, int(r.index), r.p2) for r in key.itertuples()]
+    atomic_write_text(out_dir / f"{stem}_items.txt", "\n".join(items))
+    atomic_write_text(out_dir / f"{stem}_key.csv", key.to_csv(index=False))
+    print(f"{len(key)} items: {out_dir / (stem + '_items.txt')}, key {out_dir / (stem + '_key.csv')}")
+
+
+def cmd_pairs(args):
     from textattack.shared import AttackedText
 
     from textattack_secondorder.datasets.mr import load_mr
+    from textattack_secondorder.goal_functions.patch_rules import build_patch_rule
     from textattack_secondorder.goal_functions.patch_words import PatchWordSelector
     from textattack_secondorder.models.victims import load_victim
+    from textattack_secondorder.resources import load_word_proposer
     from textattack_secondorder.resources.synonyms import SynonymList
     from textattack_secondorder.shared.files import atomic_write_text
 
     test = random.Random(args.seed + 1).sample(load_mr("test"), args.examples)
     model = load_victim(args.victim)
+    masked_lm = load_word_proposer(args.masked_lm)
     summary, pairs = {}, []
     for label, path in (s.split("=", 1) for s in args.synonyms):
-        selector = PatchWordSelector(model, SynonymList(path or None))
-        skipped = 0
-        for i, (text, _) in enumerate(test):
-            pair, reason = selector.select(AttackedText(text))
-            if pair is None:
-                skipped += 1
-            else:
-                pairs.append({"sentence": i, "list": label, "text": text, "p1": pair.p1, "p2": pair.p2})
-        summary[label] = {"sentences": len(test), "skipped_no_patch_word": skipped}
-        print(label, summary[label], flush=True)
+        synonyms = SynonymList(path or None)
+        for rule in args.rules:
+            selector = PatchWordSelector(model, synonyms, rule=build_patch_rule(rule, masked_lm=masked_lm))
+            skipped, t0 = 0, time.perf_counter()
+            for i, (text, _) in enumerate(test):
+                pair, _ = selector.select(AttackedText(text))
+                if pair is None:
+                    skipped += 1
+                    continue
+                pairs.append(
+                    {"sentence": i, "rule": rule, "list": label, "text": text, "index": pair.index}
+                    | {"p1": pair.p1, "p2": pair.p2, "score": round(pair.score, 4)}
+                )
+            name = rule if len(args.synonyms) == 1 else f"{rule} / {label}"
+            summary[name] = {
+                "rule": rule,
+                "list": label,
+                "sentences": len(test),
+                "skipped_no_pair": skipped,
+                "seconds_per_sentence": round((time.perf_counter() - t0) / len(test), 4),
+            }
+            print(name, summary[name], flush=True)
+    out_dir = Path(args.out_dir)
+    meta = {"victim": args.victim, "examples": args.examples, "seed": args.seed, "split": "test", "rules": summary}
+    atomic_write_text(out_dir / "patch_pairs.json", json.dumps(meta, indent=2) + "\n")
+    write_items(pairs, out_dir, "patch_pairs", args.seed)
+
+
+def cmd_vulnerable(args):
+    import pandas as pd
+
+    rows = pd.read_csv(args.examples_csv, keep_default_na=False, na_values={"patch_index": [""]})
+    rows = rows[(rows.result == "Successful") & rows.recipe.str.startswith(tuple(args.recipes))]
+    vulnerable = [
+        {"victim": r.victim, "recipe": r.recipe, "example": r.example, "text": r.perturbed}
+        | {"index": int(r.patch_index), "p1": r.patch_p1, "p2": r.patch_p2, "perturbed_words": r.perturbed_words}
+        for r in rows.itertuples()
+    ]
+    write_items(vulnerable, Path(args.out_dir), args.stem, args.seed)
+
+
+def cmd_score(args):
+    import pandas as pd
+
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    key = pd.read_csv(args.key, keep_default_na=False)
+    readers = []
+    for n, path in enumerate(args.verdicts):
+        v = pd.read_csv(path)
+        if sorted(v.id) != sorted(key.id):
+            raise SystemExit(f"{path}: its ids are not the key's ({len(v)} rows for {len(key)} items)")
+        key = key.merge(v.rename(columns={"keep": f"reader_{n + 1}"}), on="id")
+        readers.append(f"reader_{n + 1}")
+    key["all_readers"] = key[readers].min(axis=1)
+    group = [c for c in ("victim", "recipe", "rule", "list") if c in key]
+    table = []
+    for name, g in key.groupby(group):
+        row = dict(zip(group, name if isinstance(name, tuple) else (name,)))
+        row["total"] = len(g)
+        for r in readers + ["all_readers"]:
+            row[f"kept_{r}"] = int(g[r].sum())
+            row[f"pct_{r}"] = round(100.0 * g[r].mean(), 1)
+        table.append(row)
+    df = pd.DataFrame(table)
+    print(df.to_string(index=False))
     out = Path(args.out)
-    atomic_write_text(out, json.dumps({"victim": args.victim, "lists": summary}, indent=2) + "\n")
-    rows = pd.DataFrame(pairs).sample(frac=1.0, random_state=args.seed).reset_index(drop=True)
-    rows.insert(0, "id", range(len(rows)))
-    atomic_write_text(out.with_name("patch_words_key.csv"), rows.to_csv(index=False))
-    atomic_write_text(out.with_name("patch_words_blind.csv"), rows[["id", "text", "p1", "p2"]].to_csv(index=False))
+    agree = round(100.0 * (key[readers].nunique(axis=1) == 1).mean(), 1) if len(readers) > 1 else None
+    atomic_write_text(
+        out,
+        json.dumps(
+            {"key": str(args.key), "verdicts": args.verdicts, "reader_agreement_pct": agree, "table": table}, indent=2
+        )
+        + "\n",
+    )
+    atomic_write_text(out.with_suffix(".md"), df.to_markdown(index=False) + "\n")
+    atomic_write_text(out.with_name(out.stem + "_judged.csv"), key.to_csv(index=False))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("pairs", help="the pair each rule chooses on held-out sentences, as reader items")
+    p.add_argument("--victim", default="mr-cnn")
+    p.add_argument("--rules", nargs="+", default=RULES)
+    p.add_argument("--synonyms", nargs="+", default=["packaged="], help="LABEL=PATH (empty PATH: the slot default)")
+    p.add_argument("--masked-lm", default=None, help="masked-LM slot value the rules score with")
+    p.add_argument("--examples", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument("--out-dir", default=str(RESULTS))
+    p.set_defaults(func=cmd_pairs)
+    v = sub.add_parser("vulnerable", help="the vulnerable examples of a second_order.py run, as reader items")
+    v.add_argument("--examples-csv", required=True)
+    v.add_argument("--recipes", nargs="+", default=["so-"], help="recipe name prefixes to read (default so-*)")
+    v.add_argument("--stem", default="vulnerable_pairs")
+    v.add_argument("--seed", type=int, default=0)
+    v.add_argument("--out-dir", default=str(RESULTS))
+    v.set_defaults(func=cmd_vulnerable)
+    s = sub.add_parser("score", help="readers' verdicts joined with a key: kept / total per rule")
+    s.add_argument("--key", required=True)
+    s.add_argument("--verdicts", nargs="+", required=True, help="one CSV (id,keep) per reader")
+    s.add_argument("--out", required=True, help="JSON to write (a .md table and the judged key beside it)")
+    s.set_defaults(func=cmd_score)
+    args = ap.parse_args()
+    if getattr(args, "threads", None):
+        import torch
+
+        torch.set_num_threads(args.threads)
+    args.func(args)
 
 
 if __name__ == "__main__":

@@ -81,12 +81,17 @@ def texts_of(result):
     """Original and vulnerable (second-order: x̃0) / adversarial text of a successful result."""
     from textattack.attack_results import SuccessfulAttackResult
 
-    if not isinstance(result, SuccessfulAttackResult):
-        return {"original": None, "perturbed": None}
-    return {
-        "original": result.original_result.attacked_text.text,
-        "perturbed": result.perturbed_result.attacked_text.text,
+    pr = result.perturbed_result
+    patch = getattr(pr, "patch", None)  # second-order results: the patch pair, for reading x̃0 beside x̃0 ⊕ p
+    out = {
+        "patch_p1": getattr(patch, "p1", None),
+        "patch_p2": getattr(patch, "p2", None),
+        "patch_index": getattr(patch, "index", None),
+        "skip_reason": getattr(pr, "skip_reason", None),
     }
+    if not isinstance(result, SuccessfulAttackResult):
+        return {"original": None, "perturbed": None, **out}
+    return {"original": result.original_result.attacked_text.text, "perturbed": pr.attacked_text.text, **out}
 
 
 def run_key(row):
