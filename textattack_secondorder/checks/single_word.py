@@ -3,7 +3,8 @@
 
 from ..evaluation.flip_capability import compute_flip_capability
 from ..models.token_classifier import TokenClassifier
-from .base import AT_LEAST, Check, Evaluation, Metric
+from ..shared.digest import content_digest
+from .base import AT_LEAST, COUNT, NON_NEGATIVE, Check, Evaluation, Metric
 
 
 class SingleWordCheck(Check):
@@ -11,15 +12,17 @@ class SingleWordCheck(Check):
 
     kind = "single_word"
     METRICS = {
-        "rho": Metric(AT_LEAST, "", "ρ = 1 − mean κ over the correctly classified examples (ρ* on the test split)")
+        "rho": Metric(
+            AT_LEAST, "", "ρ = 1 − mean κ over the correctly classified examples (ρ* on the test split)", 0.02, (0, 1)
+        )
     }
     SETTINGS = {
-        "m": (512, int, "EUBA early stop after m failed verifications (paper: 512); 0 = exact"),
+        "m": (512, int, "EUBA early stop after m failed verifications (paper: 512); 0 = exact", NON_NEGATIVE),
         "exact": (False, bool, "brute force instead of EUBA"),
-        "vocab_limit": (None, int, "only the first N vocabulary words"),
+        "vocab_limit": (None, int, "only the first N vocabulary words", COUNT),
         "dataset": (None, str, "dataset (default: the config's)"),
         "split": (None, str, "split (default: the config's; test gives ρ*)"),
-        "num_examples": (None, int, "first N examples (default: the config's)"),
+        "num_examples": (None, int, "first N examples (default: the config's)", COUNT),
     }
 
     def evaluate(self, context, folder):
@@ -68,4 +71,6 @@ class SingleWordCheck(Check):
             + [{"row": f"κ({w})", "value": round(float(k), 4)} for w, k in zip(top["word"], top["kappa"])],
             files={"kappa_histogram": "kappa.png", "kappa": "kappa.json"},
             info={"rows skipped for bad input": len(skipped)},
+            # ρ is a mean over the vocabulary's words: another vocabulary measures another quantity
+            measured_with={"vocabulary": f"{len(result.metric.words)} words {content_digest(result.metric.words, 12)}"},
         )
