@@ -68,6 +68,11 @@ constant = Constant()
 
 @pytest.fixture
 def setup(tmp_path):
+    return make_setup(tmp_path)
+
+
+def make_setup(tmp_path):
+    """The tiny models, data, synonyms and masked LM of these tests, in ``tmp_path``."""
     (tmp_path / "models.py").write_text(FRAGILE)
     import pandas as pd
 

@@ -17,7 +17,8 @@ def overall_status(verdicts):
 
 
 def counts(verdicts):
-    return {s: sum(v.status == s for v in verdicts) for s in reversed(STATUS_ORDER)}
+    """Checks per status: pass, fail, not comparable, not judged."""
+    return {s: sum(v.status == s for v in verdicts) for s in (PASS, FAIL, NOT_COMPARABLE, NOT_JUDGED)}
 
 
 def model_fingerprint(verdicts):

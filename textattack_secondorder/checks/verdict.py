@@ -52,7 +52,7 @@ class Comparison:
 def fmt_setting(v):
     if v is MISSING:
         return "absent"
-    text = repr(v) if isinstance(v, str) else fmt(v)
+    text = repr(v) if isinstance(v, str) else "none" if v is None else fmt(v)
     return text if len(text) <= 40 else text[:18] + "…" + text[-18:]
 
 

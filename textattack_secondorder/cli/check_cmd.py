@@ -118,9 +118,7 @@ def load(args):
 
 def judge_run(config, args, baseline=None):
     from ..checks.runner import run_gate
-    from ..plugin.extensions import extend_textattack
 
-    extend_textattack()  # our CSV columns and summary rows in the attacks run here, also with the import hook off
     return run_gate(config, args.out, baseline=baseline)
 
 
