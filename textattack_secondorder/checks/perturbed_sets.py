@@ -13,11 +13,13 @@ class PerturbedSetsCheck(Check):
     """Accuracy on perturbed copies of the evaluation set and the robustness index."""
 
     kind = "perturbed_sets"
+    # default tolerances (docs/methods.md §8.2): over 6 seeds of the typos and swaps on 200 mr-cnn test sentences
+    # RB ranged 0.048 (3 sd 0.063), the lowest accuracy 6 points (3 sd 6.1); on 30 sentences 0.17 and 13 points
     METRICS = {
         "rb_index": Metric(
-            AT_MOST, "", "RB = (1/T) Σ (Acc_org − Acc_i)/Acc_org (smaller is more robust)", 0.05, (None, 1)
+            AT_MOST, "", "RB = (1/T) Σ (Acc_org − Acc_i)/Acc_org (smaller is more robust)", 0.1, (None, 1)
         ),
-        "min_accuracy": Metric(AT_LEAST, "%", "lowest accuracy over the perturbed sets", 5.0, (0, 100)),
+        "min_accuracy": Metric(AT_LEAST, "%", "lowest accuracy over the perturbed sets", 10.0, (0, 100)),
     }
     SETTINGS = {
         "levels": (["char", "word"], list, "levels among char, word, sentence, adversarial"),

@@ -17,13 +17,15 @@ class SecondOrderCheck(Check):
     """Second-order attack: how many test examples have a vulnerable example nearby, and how near."""
 
     kind = "second_order"
+    # default tolerances (docs/methods.md §8.2): SO-Beam has no sampling (spread 0 over 6 seeds on mr-cnn):
+    # one sentence of the starter's 30 (3.3 points) and 0.2 words are the smallest changes flagged
     METRICS = {
         "vulnerable_rate": Metric(AT_MOST, "%", "examples with a vulnerable example found / attacked", 5.0, (0, 100)),
         "avg_perturbed_words": Metric(
             AT_LEAST,
             "words",
             "mean ||x̃0 − x0||_0 of the vulnerable examples (fewer: vulnerable examples lie closer to the test set)",
-            0.3,
+            0.2,
             (0, None),
         ),
     }
