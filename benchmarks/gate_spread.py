@@ -70,13 +70,14 @@ def main():
     from textattack_secondorder.checks.runner import run_gate
     from textattack_secondorder.plugin.extensions import extend_textattack
 
-    extend_textattack()
     runs = []
     for seed in args.seeds:
         start = time.time()
         config = seeded_config(args.model, seed)
         config.checks = [c for c in config.checks if args.checks is None or c.name in args.checks]
-        _, context = run_gate(config, args.work, progress=False, say=lambda *a: print(*a, file=sys.stderr))
+        _, context = run_gate(
+            config, args.work, progress=False, say=lambda *a: print(*a, file=sys.stderr), prepare=extend_textattack
+        )
         values = {name: f.evaluation.values for name, f in context.done.items()}
         runs.append({"seed": seed, "seconds": round(time.time() - start, 1), "values": values})
         print(f"seed {seed}: {time.time() - start:.0f} s " + json.dumps(values), flush=True)

@@ -192,12 +192,13 @@ class Store:
             old.unlink(missing_ok=True)
 
 
-def run_checks(config, out, options=None, progress=True, say=print):
+def run_checks(config, out, options=None, progress=True, say=print, prepare=None):
     """Evaluate (or reuse) every check of ``config``; returns the :class:`GateContext`, whose ``done``
     maps each check's name to its :class:`Finished` evaluation.
 
-    Every check about to be evaluated is validated first (:meth:`~.base.Check.validate`: recipe
-    names and parameters), before any model loads.
+    ``prepare()`` is called once before anything is evaluated (the command line extends TextAttack
+    there); then every check about to be evaluated is validated (:meth:`~.base.Check.validate`:
+    recipe names and parameters), before any model loads.
     """
     context = GateContext(config, out, options, progress, say)
     store = Store(context.out)
@@ -206,12 +207,8 @@ def run_checks(config, out, options=None, progress=True, say=print):
     for check in order:  # keys first: a dependant's key holds the keys of the checks it reads
         keys[check.name] = check_key(context, check, keys)
         stored[check.name] = store.load(check.name, keys[check.name])
-    if any(record is None for record in stored.values()):
-        from ..plugin.extensions import extend_textattack
-
-        # TextAttack only when something is evaluated: a re-judge of stored evaluations stays well under 1 s.
-        # Our CSV columns and summary rows in the attacks run here, also with the import hook off.
-        extend_textattack()
+    if prepare is not None and any(record is None for record in stored.values()):
+        prepare()  # only when something is evaluated: a re-judge of stored evaluations stays well under 1 s
     for check in order:
         if stored[check.name] is None:
             check.validate()
@@ -293,8 +290,8 @@ def judge(check, finished, baseline=None):
     )
 
 
-def run_gate(config, out, options=None, progress=True, say=print, baseline=None):
+def run_gate(config, out, options=None, progress=True, say=print, baseline=None, prepare=None):
     """Evaluate (or reuse) and judge every check of ``config``; returns ``(verdicts in config order,
     context)``."""
-    context = run_checks(config, out, options, progress, say)
+    context = run_checks(config, out, options, progress, say, prepare)
     return [judge(c, context.done[c.name], baseline) for c in config.checks], context

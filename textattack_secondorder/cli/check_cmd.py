@@ -86,14 +86,14 @@ def _error(message):
 def run(args):
     from ..checks.base import ConfigError
 
+    if args.accept and not args.baseline:
+        return _error("--accept: give --baseline PATH (the file it overwrites), or write one with --update-baseline")
     if args.init:
         return init(args)
     if args.model:
         return _error('--model: only with --init (a config names its model: model = "...")')
     if not args.config:
         return _error("config: missing; give CONFIG or write one with --init")
-    if args.accept and not args.baseline:
-        return _error("--accept: give --baseline PATH (the file it overwrites), or write one with --update-baseline")
     start = time.time()
     try:
         config, baseline = load(args)
@@ -119,7 +119,15 @@ def load(args):
 def judge_run(config, args, baseline=None):
     from ..checks.runner import run_gate
 
-    return run_gate(config, args.out, baseline=baseline)
+    return run_gate(config, args.out, baseline=baseline, prepare=_extend_textattack)
+
+
+def _extend_textattack():
+    """Our CSV columns and summary rows in the attacks the gate runs, also with the import hook off;
+    called only when a check is evaluated (a re-judge of stored evaluations loads no TextAttack)."""
+    from ..plugin.extensions import extend_textattack
+
+    extend_textattack()
 
 
 def finish(config, verdicts, context, baseline, args, elapsed):
@@ -148,6 +156,7 @@ def finish(config, verdicts, context, baseline, args, elapsed):
 def init(args):
     """``--init [PATH]``: the starter config; with ``--model``, thresholds measured on that model."""
     from ..checks.base import ConfigError
+    from ..checks.baseline import load_baseline
     from ..checks.starter import measured_starter, starter_config, write_starter
 
     if not args.model:
@@ -163,6 +172,8 @@ def init(args):
         return _error(f"{args.init} exists; not overwriting it (remove it or give another path: --init PATH)")
     start = time.time()
     try:
+        if args.baseline:
+            load_baseline(args.baseline)  # a bad baseline: said before the measurement, not after
         config = starter_config(args.model, args.init)
         print(f"measuring the starter checks on {args.model} (results in {args.out}) ...")
         verdicts, _ = judge_run(config, args)
@@ -170,12 +181,10 @@ def init(args):
         # the new gate, judged on the evaluations just made (all reused): green on the model as it is
         args.config = path
         config, baseline = load(args)
-        verdicts, context = judge_run(config, args)
-    except ConfigError as e:
+        verdicts, context = judge_run(config, args, baseline)
+    except (ConfigError, FileExistsError) as e:
         return _error(e)
-    except FileExistsError as e:
-        return _error(e)
-    code = finish(config, verdicts, context, None, args, time.time() - start)
+    code = finish(config, verdicts, context, baseline, args, time.time() - start)
     print(
         f"wrote {path}: thresholds at the values measured on {args.model} plus each metric's default "
         f"tolerance; run it with: textattack-so check {path} --out {args.out}"
