@@ -55,12 +55,12 @@ def test_weakened_model_fails_against_the_baseline_naming_baseline_value_and_tol
     # so: 0 -> 100 % beyond the default tolerance; its threshold (100) still passes: the baseline rule fails
     assert re.search(r"so\s+vulnerable_rate\s+100\s+<= 100\s+0\s+\+100\s+5\s+FAIL \(baseline\)", printed)
     assert re.search(r"typos\s+success_rate\s+100\s+<= 25\s+0\s+\+100\s+10\s+FAIL \(threshold, baseline\)", printed)
-    assert "success_rate = 100 is worse than the baseline 0 by 100, more than the tolerance 10 (default)" in printed
+    assert "success_rate = 100 is worse than the baseline 0 by 100, more than the default tolerance 10" in printed
     assert "this run: another model" in printed
     suite = ET.parse(out / "junit.xml").getroot().find("testsuite")
     failures = {c.get("name").split(":")[0]: c.find("failure") for c in suite.findall("testcase")}
     assert failures["so"].get("type") == "WorseThanBaseline"
-    assert "worse than the baseline 0 by 100, more than the tolerance 5 (default)" in failures["so"].get("message")
+    assert "worse than the baseline 0 by 100, more than the default tolerance 5" in failures["so"].get("message")
     assert failures["typos"].get("type") == "ThresholdExceeded, WorseThanBaseline"
     results = json.loads((out / "results.json").read_text())
     so = results["checks"][0]

@@ -54,7 +54,10 @@ def test_baseline_then_a_weakened_model_fails_then_the_same_model_passes_reusing
     assert second.returncode == 1, second.stdout + second.stderr
     assert "--baseline baseline/results.json" in second.stdout
     assert "1 passed, 2 failed (so, typos)" in second.stdout
-    assert "so: vulnerable_rate = 100 is worse than the baseline 0 by 100, more than the tolerance 5" in second.stdout
+    assert (
+        "so: vulnerable_rate = 100 is worse than the baseline 0 by 100, more than the default tolerance 5"
+        in second.stdout
+    )
     assert "FAIL" in summary.read_text().split("### ")[-1].splitlines()[0]  # the step summary of this run
     # 3. the pull request goes back to model A: green, every finished check reused from the cached folder
     (repo / "victim.py").write_text(STURDY)

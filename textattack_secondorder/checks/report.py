@@ -108,7 +108,15 @@ def _comparison_table(verdicts):
             base = "—" if c.value is None and not v.compared else fmt(c.value)
             diff = fmt(v.delta) if v.delta is None else f"{v.delta:+.4g}"
             if v.compared and v.worse_by is not None:
-                diff += " (worse)" if v.worse_by > 0 else " (better)" if v.worse_by < 0 else ""
+                diff += (
+                    " (worse)"
+                    if v.baseline_failed
+                    else " (worse, within tolerance)"
+                    if v.worse_by > 0
+                    else " (better)"
+                    if v.worse_by < 0
+                    else ""
+                )
             elif not v.compared:
                 diff = "not comparable"
             tol = v.tolerance_text()

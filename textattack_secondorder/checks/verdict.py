@@ -171,8 +171,8 @@ class Verdict:
         if self.baseline_failed:
             out.append(
                 f"{self.metric} = {v} is worse than the baseline {fmt(self.comparison.value)} by "
-                f"{self.worse_by:.4g}, more than the tolerance {self.tolerance_text()} "
-                f"({'<=' if self.direction == AT_MOST else '>='} {self.baseline_bound():.4g} passes)"
+                f"{self.worse_by:.4g}, more than the {'default ' if self.tolerance_default else ''}tolerance "
+                f"{self.tolerance:g} ({'<=' if self.direction == AT_MOST else '>='} {self.baseline_bound():.4g} passes)"
             )
         return out
 
