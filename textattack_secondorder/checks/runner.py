@@ -144,7 +144,7 @@ def comparable(context, check, evaluation):
     out.update(evaluation.measured_with)
     for dep in check.depends_on():
         out.update({f"{dep}.{k}": v for k, v in context.done[dep].comparable.items()})
-    return out
+    return json.loads(json.dumps(out, default=str))  # as stored and read back: tuples as lists, objects as text
 
 
 def _order(checks):
