@@ -285,3 +285,26 @@ def test_spec_fingerprint_names_file_contents(tmp_path):
     assert spec_fingerprint(str(tmp_path / "b")) == fp
     (tmp_path / "b" / "w.bin").write_bytes(b"weightz")
     assert spec_fingerprint(str(tmp_path / "b")) != fp
+
+
+def test_measured_threshold_moves_towards_worse_rounds_outwards_and_stays_in_range():
+    from textattack_secondorder.checks.starter import measured_starter
+    from textattack_secondorder.checks.verdict import Verdict
+
+    def v(name, kind, metric, direction, value):
+        return Verdict(name, kind, metric, direction, "", value, None, 0.0, True, "", model_fingerprint="ab12")
+
+    text = measured_starter(
+        "my-model",
+        [
+            v("so-beam", "second_order", "vulnerable_rate", "at_most", 100.0),  # can not get worse
+            v("sp-attack", "attack", "success_rate", "at_most", 83.33),
+            v("rho-star", "single_word", "rho", "at_least", 0.68491),
+            v("gender-bias", "bias", "max_abs_b", "at_most", None),  # nothing measured
+        ],
+    )
+    assert "threshold = 100.0  # measured 100 + default tolerance 5 (at most; kept at the bound 100)" in text
+    assert "threshold = 93.4  # measured 83.33 + default tolerance 10 (at most)" in text
+    assert "threshold = 0.674  # measured 0.6849 - default tolerance 0.01 (at least)" in text
+    assert "threshold = 0.05  # not measured on this model (n/a): the starter's value" in text
+    assert 'model = "my-model"' in text and "fingerprint\n# ab12" in text

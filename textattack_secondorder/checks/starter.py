@@ -156,9 +156,11 @@ def measured_starter(model, verdicts):
                 line = f"{line.split('#')[0].rstrip()}  # not measured on this model (n/a): the starter's value"
             else:
                 sign = "+" if metric.direction == AT_MOST else "-"
+                bound = t in metric.bounds and abs(t - v.value) < metric.tolerance
                 line = (
                     f"threshold = {t:.{DECIMALS.get(metric.unit, 3)}f}  # measured {fmt(v.value)} {sign} default "
-                    f"tolerance {metric.tolerance:g} ({'at most' if metric.direction == AT_MOST else 'at least'})"
+                    f"tolerance {metric.tolerance:g} ({'at most' if metric.direction == AT_MOST else 'at least'}"
+                    f"{f'; kept at the bound {t:g}' if bound else ''})"
                 )
         lines.append(line)
     header = [
