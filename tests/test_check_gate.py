@@ -68,6 +68,11 @@ constant = Constant()
 
 @pytest.fixture
 def setup(tmp_path):
+    return make_setup(tmp_path)
+
+
+def make_setup(tmp_path):
+    """The tiny models, data, synonyms and masked LM of these tests, in ``tmp_path``."""
     (tmp_path / "models.py").write_text(FRAGILE)
     import pandas as pd
 
@@ -168,9 +173,9 @@ def test_planted_fragile_model_fails_attack_and_second_order_and_junit_says_by_h
     out = setup / "out"
     assert main(["check", str(config), "--out", str(out)]) == 1
     printed = capsys.readouterr().out
-    assert re.search(r"so\s+second_order\s+vulnerable_rate\s+100\s+<= 10\s+FAIL", printed)
-    assert re.search(r"typos\s+attack\s+success_rate\s+100\s+<= 25\s+FAIL", printed)
-    assert re.search(r"typos-meaning\s+meaning\s+mean_chrf\s+\S+\s+>= 0.2\s+PASS", printed)
+    assert re.search(r"so\s+vulnerable_rate\s+100\s+<= 10\s+—\s+—\s+—\s+FAIL \(threshold\)", printed)
+    assert re.search(r"typos\s+success_rate\s+100\s+<= 25\s+—\s+—\s+—\s+FAIL \(threshold\)", printed)
+    assert re.search(r"typos-meaning\s+mean_chrf\s+\S+\s+>= 0.2\s+—\s+—\s+—\s+PASS", printed)
     assert junit_shape_errors(out / "junit.xml") == []
     suite = ET.parse(out / "junit.xml").getroot().find("testsuite")
     failures = {c.get("name").split(":")[0]: c.find("failure") for c in suite.findall("testcase")}
@@ -243,7 +248,7 @@ BAD = [
         '[[check]]\nkind = "attack"\nmetric = "asr"\nthreshold = 1',
         ["metric", "'asr'", "success_rate", "asr1", "accuracy_under_attack"],
     ),
-    ('[[check]]\nkind = "attack"\nmetric = "asr1"', ["threshold", "missing", "asr1"]),
+    ('[[check]]\nkind = "attack"\nmetric = "asr1"\ntolerance = -1', ["tolerance = -1", "must be >= 0"]),
     ('[[check]]\nkind = "attack"\nmetric = "asr1"\nthreshold = "ten"', ["threshold", "'ten'", "number"]),
     (
         '[[check]]\nkind = "bias"\nmetric = "max_abs_b"\nthreshold = 0.1\n[check.settings]\nkk = 1',
@@ -259,7 +264,14 @@ BAD = [
 @pytest.mark.parametrize(
     "body,words",
     BAD,
-    ids=["unknown-check", "unknown-metric", "missing-threshold", "threshold-type", "unknown-setting", "unknown-attack"],
+    ids=[
+        "unknown-check",
+        "unknown-metric",
+        "negative-tolerance",
+        "threshold-type",
+        "unknown-setting",
+        "unknown-attack",
+    ],
 )
 def test_bad_config_is_one_line_exit_2_before_any_model_is_loaded(tmp_path, monkeypatch, capsys, body, words):
     from textattack_secondorder.checks import runner
@@ -311,9 +323,10 @@ def test_init_writes_a_valid_starter_and_refuses_to_overwrite(tmp_path, monkeypa
 
 
 def test_report_escapes_model_texts(setup):
-    from textattack_secondorder.checks.base import Evaluation, Verdict
+    from textattack_secondorder.checks.base import Evaluation
     from textattack_secondorder.checks.config import GateConfig
     from textattack_secondorder.checks.report import render_html
+    from textattack_secondorder.checks.verdict import Verdict
 
     evil = "<script>alert(1)</script>"
     ev = Evaluation(
@@ -322,8 +335,8 @@ def test_report_escapes_model_texts(setup):
         rows=[{"row": evil, "value": 1}],
         examples=[{"original": evil, "perturbed": evil, "outputs": evil}],
     )
-    v = Verdict(evil, "attack", "success_rate", 10.0, "at_most", 50.0, False, evil)
-    page = render_html(GateConfig(path="c.toml", model=evil), [v], {evil: ev}, setup, 1.0)
+    v = Verdict(evil, "attack", "success_rate", "at_most", "%", 50.0, 10.0, 10.0, True, evil)
+    page = render_html(GateConfig(path="c.toml", model=evil), [v], {evil: ev}, {evil: setup}, 1.0)
     assert "<script>" not in page and "&lt;script&gt;" in page
     assert not re.search(r"""(src|href)=["']?(https?:|//)""", page)
 
@@ -371,6 +384,6 @@ def test_shards_flag_reaches_the_commands_code_paths(setup, capsys):
     assert (
         main(["check", str(write_config(setup, checks=fragile_checks(setup))), "--out", str(out), "--shards", "2"]) == 1
     )
-    assert len(list((out / "typos" / "shards").glob("*"))) == 2 and len(list((out / "so" / "shards").glob("*"))) == 2
+    assert len(list(out.glob("typos/*/shards/*"))) == 2 and len(list(out.glob("so/*/shards/*"))) == 2
     results = json.loads((out / "results.json").read_text())
     assert [(c["value"], c["passed"]) for c in results["checks"]][:2] == [(100.0, False), (100.0, False)]

@@ -1,17 +1,21 @@
 """The robustness gate (``textattack-so check CONFIG``): checks named in a TOML config, run by reusing the
-commands' own code paths, judged against thresholds, reported as HTML, JSON and JUnit XML (docs/methods.md §8).
+commands' own code paths, judged against thresholds and against a baseline run, reported as HTML,
+JSON, JUnit XML and a Markdown summary (docs/methods.md §8).
 
 One floor above :mod:`..evaluation` and :mod:`..sweeps`, below :mod:`..cli`:
 
-* :mod:`.base` — metrics, settings, the :class:`~.base.Evaluation` a check stores, the verdict and
-  :class:`~.base.ConfigError` (one line, exit code 2);
+* :mod:`.base` — metrics (direction, bounds, default tolerance), settings and their allowed values,
+  the :class:`~.base.Evaluation` a check stores and :class:`~.base.ConfigError` (one line, exit code 2);
 * one module per kind of check: :mod:`.second_order`, :mod:`.attack`, :mod:`.bias`, :mod:`.single_word`,
   :mod:`.perturbed_sets`, :mod:`.meaning`;
 * :mod:`.registry` — ``CHECKS``: the check class of each ``kind``;
 * :mod:`.config` — TOML loading and validation;
 * :mod:`.runner` — runs the checks, reusing every stored evaluation whose content key has not changed;
-* :mod:`.report` — ``report.html``, ``results.json``, ``junit.xml`` and the console table;
-* :mod:`.starter` — the commented starter config of ``check --init``.
+* :mod:`.verdict` — the threshold rule and the baseline rule of one check;
+* :mod:`.baseline` — reading a baseline back, comparing like with like, writing one;
+* :mod:`.results` — ``results.json``; :mod:`.junit` — ``junit.xml``; :mod:`.summary` — the console table
+  and ``summary.md``; :mod:`.report` — ``report.html`` and writing every output;
+* :mod:`.starter` — the commented starter config of ``check --init``, and its measured form (``--model``).
 """
 
 from .attack import AttackCheck

@@ -4,18 +4,19 @@ accuracy under attack (docs/methods.md §8)."""
 
 import re
 
-from .base import AT_LEAST, AT_MOST, Check, Evaluation, Metric
+from ..shared.recipe_params import SPLIT, parse_recipe_params
+from .base import AT_LEAST, AT_MOST, COUNT, EXECUTION_PARAMS, NON_NEGATIVE, SAMPLING_SETTINGS, Check, Evaluation, Metric
 
 # TextAttack (recipes, sweeps, metrics) and pandas inside functions: `check CONFIG` and `check --init` load
 # every check module before any work, and stay free of TextAttack and torch (0.4 s instead of ~20 s; measured).
 
 SWEEP_SETTINGS = {
     "recipe": ("sp-attack", str, "recipe name, with parameters as NAME^a=1,b='x'"),
-    "seed": (765, int, "seed of example i is seed + i (TextAttack: 765)"),
-    "query_budget": (None, int, "model queries per attacked example"),
+    "seed": (765, int, "seed of example i is seed + i (TextAttack: 765)", NON_NEGATIVE),
+    "query_budget": (None, int, "model queries per attacked example", COUNT),
     "dataset": (None, str, "dataset (default: the config's)"),
     "split": (None, str, "split (default: the config's)"),
-    "num_examples": (None, int, "first N examples (default: the config's)"),
+    "num_examples": (None, int, "first N examples (default: the config's)", COUNT),
 }
 EXAMPLES_SHOWN = 3
 
@@ -26,6 +27,38 @@ def _number(value):
         return float(value)
     m = re.search(r"-?\d+(\.\d+)?", str(value))
     return float(m.group()) if m else None
+
+
+def recipe_measured_with(recipe, prefix="recipe"):
+    """What one of our recipes measures with beyond the string's own parameters: every parameter with
+    its default filled in, and each resource slot it takes resolved to what loads here
+    (docs/methods.md §5.1, §8.2). TextAttack's recipes: their name says it all (``{}``)."""
+    from ..attack_recipes.build import attack_recipes
+    from ..resources.resolution import resolve
+    from ..resources.slots import SLOTS
+
+    name, _, params = recipe.partition(SPLIT)
+    cls = attack_recipes().get(name)
+    if cls is None:
+        return {}
+    out = {}
+    for k, v in sorted(cls.check_params(parse_recipe_params(params)).items()):
+        if k in SAMPLING_SETTINGS + EXECUTION_PARAMS:
+            continue
+        out[f"{prefix}.{k}"] = resolve(k, v).value if k in SLOTS and (v is None or isinstance(v, str)) else v
+    return out
+
+
+def validate_recipe(recipe):
+    """The recipe's name is known and its parameters are allowed (one line, exit code 2)."""
+    from ..attack_recipes.build import attack_recipes, checked_recipe, textattack_recipes
+    from ..shared.errors import UsageError
+
+    name = recipe.partition(SPLIT)[0]
+    if name not in attack_recipes() and name not in textattack_recipes():
+        known = ", ".join(sorted(set(attack_recipes()) | set(textattack_recipes())))
+        raise UsageError(f"recipe {name!r}: unknown; valid: {known}")
+    checked_recipe(recipe)
 
 
 def run_sweep_cell(context, settings, folder):
@@ -87,12 +120,19 @@ class AttackCheck(Check):
     """An adversarial attack: the share of examples it breaks, the one-word share, accuracy left."""
 
     kind = "attack"
+    # default tolerances (docs/methods.md §8.2): above the spread over 6 sampling seeds of the starter's sp-attack
+    # on mr-cnn (benchmarks/gate_spread.py): success rate and ASR1 range 4.2, 3 sd 6.5 points; accuracy 3.3 / 5.2
     METRICS = {
-        "success_rate": Metric(AT_MOST, "%", "attack success rate (successful / attacked)"),
-        "asr1": Metric(AT_MOST, "%", "ASR1: successes that changed one word / attacked (Xu et al. §6.3)"),
-        "accuracy_under_attack": Metric(AT_LEAST, "%", "accuracy left after the attack"),
+        "success_rate": Metric(AT_MOST, "%", "attack success rate (successful / attacked)", 10.0, (0, 100)),
+        "asr1": Metric(
+            AT_MOST, "%", "ASR1: successes that changed one word / attacked (Xu et al. §6.3)", 10.0, (0, 100)
+        ),
+        "accuracy_under_attack": Metric(AT_LEAST, "%", "accuracy left after the attack", 10.0, (0, 100)),
     }
     SETTINGS = SWEEP_SETTINGS
+
+    def validate(self):
+        validate_recipe(self.settings["recipe"])
 
     def evaluate(self, context, folder):
         from ..metrics import asr1
@@ -120,4 +160,5 @@ class AttackCheck(Check):
             examples=successful_examples(folder / csv_name),
             files={"log": csv_name},
             info={"rows skipped for bad input": skipped},
+            measured_with=recipe_measured_with(self.settings["recipe"]),
         )

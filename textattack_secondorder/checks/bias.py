@@ -2,7 +2,7 @@
 :class:`~..evaluation.bias.CounterfactualBias` as ``textattack-so bias`` runs it (pairs saved in
 ``parts/``: resume; ``--ray``: one shard per pair; docs/methods.md §1.6, §8)."""
 
-from .base import AT_MOST, Check, Evaluation, Metric
+from .base import AT_MOST, COUNT, NON_NEGATIVE, Check, Evaluation, Metric
 
 # evaluation.bias and the neighbourhood (TextAttack) inside evaluate(): `check CONFIG` and `check --init` load
 # every check module before any work, and stay free of TextAttack and torch (0.4 s instead of ~20 s; measured).
@@ -12,36 +12,43 @@ class BiasCheck(Check):
     """Counterfactual bias of protected pairs: fail when |B| or the interval's distance from zero is too large."""
 
     kind = "bias"
+    # default tolerances (docs/methods.md §8.2): over 6 seeds on mr-cnn |B| at k = 1 does not move (levels below
+    # sample_from_k are exact) and the bootstrap moves ci_excess by 0.0006: 0.01 of probability is the smallest
+    # change flagged
     METRICS = {
-        "max_abs_b": Metric(AT_MOST, "prob.", "largest |B_{p,k}| over the pairs at level k"),
+        "max_abs_b": Metric(AT_MOST, "prob.", "largest |B_{p,k}| over the pairs at level k", 0.01, (0, 1)),
         "ci_excess": Metric(
             AT_MOST,
             "prob.",
             "largest distance by which a pair's interval excludes zero (0 when every interval contains zero)",
+            0.01,
+            (0, 1),
         ),
     }
     SETTINGS = {
         "pairs": ("gender", str, "groups (gender, nationality, religion, sexual_orientation) or pairs 'he/she,...'"),
-        "k": (1, int, "neighbourhood level judged (0 = the test set itself; paper up to 3)"),
-        "sample_size": (2000, int, "sentences sampled at levels >= sample_from_k"),
-        "sample_from_k": (3, int, "first sampled level"),
-        "target_class": (1, int, "class whose probability is compared"),
+        "k": (1, int, "neighbourhood level judged (0 = the test set itself; paper up to 3)", NON_NEGATIVE),
+        "sample_size": (2000, int, "sentences sampled at levels >= sample_from_k", COUNT),
+        "sample_from_k": (3, int, "first sampled level", COUNT),
+        "target_class": (1, int, "class whose probability is compared", NON_NEGATIVE),
         "masked_lm": (None, str, "masked-LM slot value (default: the slot's default)"),
-        "bootstrap": (1000, int, "bootstrap resamples for the intervals"),
+        "bootstrap": (1000, int, "bootstrap resamples for the intervals", COUNT),
         "min_sources": (
             5,
             int,
             "pairs grown from fewer source sentences are listed but not judged (a bootstrap "
             "over one or two sources gives an interval of no width)",
+            COUNT,
         ),
-        "seed": (0, int, "seed"),
+        "seed": (0, int, "seed", NON_NEGATIVE),
         "dataset": (None, str, "dataset (default: the config's)"),
         "split": (None, str, "split (default: the config's)"),
-        "num_examples": (None, int, "first N examples (default: the config's)"),
+        "num_examples": (None, int, "first N examples (default: the config's)", COUNT),
     }
 
     def evaluate(self, context, folder):
         from ..evaluation.bias import CounterfactualBias
+        from ..resources.resolution import resolve
         from ..transformations.neighborhood import WordSwapNeighborhood
 
         s = self.settings
@@ -107,4 +114,5 @@ class BiasCheck(Check):
             rows=[{k: r[k] for k in ("pair", "k", "B", "ci_low", "ci_high", "sentences", "sources")} for r in rows],
             files=files,
             info={"rows skipped for bad input": len(skipped)},
+            measured_with={"masked_lm": resolve("masked_lm", s["masked_lm"]).value},
         )

@@ -11,11 +11,13 @@ class MeaningCheck(Check):
     """Meaning preservation of an attack's successful adversarial examples."""
 
     kind = "meaning"
+    # default tolerances (docs/methods.md §8.2): mean chrF of sp-attack's examples over 6 seeds on mr-cnn: range
+    # 0.026, 3 sd 0.032; success % stayed at 100 (a ceiling hides its spread): the attack's own 10 points
     METRICS = {
         "mean_chrf": Metric(
-            AT_LEAST, "chrF", "mean source chrF s_src(x, x̂) of the successful adversarial examples (0-1)"
+            AT_LEAST, "chrF", "mean source chrF s_src(x, x̂) of the successful adversarial examples (0-1)", 0.05, (0, 1)
         ),
-        "success_pct": Metric(AT_LEAST, "%", "successful under Michel et al.'s rule 1 − s_src < d_tgt"),
+        "success_pct": Metric(AT_LEAST, "%", "successful under Michel et al.'s rule 1 − s_src < d_tgt", 10.0, (0, 100)),
     }
     SETTINGS = {"attack": (None, str, "name of the attack or second_order check of this config whose log is judged")}
     DATA_SETTINGS = ()
@@ -27,7 +29,7 @@ class MeaningCheck(Check):
         from ..evaluation import meaning as mp
 
         source = context.finished(self.settings["attack"])
-        log = context.out / source.name / source.evaluation.files["log"]
+        log = source.folder / source.evaluation.files["log"]
         records = mp.read_attack_log(log, result_types=("Successful",))
         rows = mp.evaluate_classification(records)
         summary = mp.summary(rows)

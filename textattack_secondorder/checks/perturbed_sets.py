@@ -3,7 +3,7 @@
 docs/methods.md §4, §8)."""
 
 from ..resources import load_word_proposer
-from .base import AT_LEAST, AT_MOST, Check, ConfigError, Evaluation, Metric
+from .base import AT_LEAST, AT_MOST, COUNT, NON_NEGATIVE, SHARE, Check, ConfigError, Evaluation, Metric
 
 # evaluation.robustness, recipes and sweeps (TextAttack) inside functions: `check CONFIG` and `check --init`
 # load every check module before any work, and stay free of TextAttack and torch (0.4 s, not ~20 s; measured).
@@ -13,24 +13,28 @@ class PerturbedSetsCheck(Check):
     """Accuracy on perturbed copies of the evaluation set and the robustness index."""
 
     kind = "perturbed_sets"
+    # default tolerances (docs/methods.md §8.2): over 6 seeds of the typos and swaps on 200 mr-cnn test sentences
+    # RB ranged 0.048 (3 sd 0.063), the lowest accuracy 6 points (3 sd 6.1); on 30 sentences 0.17 and 13 points
     METRICS = {
-        "rb_index": Metric(AT_MOST, "", "RB = (1/T) Σ (Acc_org − Acc_i)/Acc_org (smaller is more robust)"),
-        "min_accuracy": Metric(AT_LEAST, "%", "lowest accuracy over the perturbed sets"),
+        "rb_index": Metric(
+            AT_MOST, "", "RB = (1/T) Σ (Acc_org − Acc_i)/Acc_org (smaller is more robust)", 0.1, (None, 1)
+        ),
+        "min_accuracy": Metric(AT_LEAST, "%", "lowest accuracy over the perturbed sets", 10.0, (0, 100)),
     }
     SETTINGS = {
         "levels": (["char", "word"], list, "levels among char, word, sentence, adversarial"),
-        "seed": (0, int, "seed of the perturbations and the attack"),
-        "char_min": (3, int, "fewest characters touched per sentence (FlagEval: 3)"),
-        "char_max": (15, int, "most characters touched per sentence (FlagEval: 15)"),
+        "seed": (0, int, "seed of the perturbations and the attack", NON_NEGATIVE),
+        "char_min": (3, int, "fewest characters touched per sentence (FlagEval: 3)", NON_NEGATIVE),
+        "char_max": (15, int, "most characters touched per sentence (FlagEval: 15)", NON_NEGATIVE),
         "word_source": ("synonyms", str, "synonyms or mlm"),
         "synonyms": (None, str, "synonyms slot value (word->synonyms JSON)"),
         "masked_lm": (None, str, "masked-LM slot value for word_source = 'mlm'"),
-        "word_rate": (0.15, float, "share of the words replaced"),
+        "word_rate": (0.15, float, "share of the words replaced", SHARE),
         "recipe": ("textfooler-offline", str, "attack recipe of the adversarial level"),
-        "query_budget": (None, int, "model queries per attacked example (adversarial level)"),
+        "query_budget": (None, int, "model queries per attacked example (adversarial level)", COUNT),
         "dataset": (None, str, "dataset (default: the config's)"),
         "split": (None, str, "split (default: the config's)"),
-        "num_examples": (None, int, "first N examples (default: the config's)"),
+        "num_examples": (None, int, "first N examples (default: the config's)", COUNT),
     }
 
     def perturbations(self, context, examples, folder):
@@ -141,4 +145,19 @@ class PerturbedSetsCheck(Check):
             examples=examples_shown,
             files={"chart": "robustness.png", "report": "report.html"},
             info={"skipped levels": skipped},
+            measured_with=self.measured_with(),
         )
+
+    def measured_with(self):
+        """The resource each level drew from, resolved (docs/methods.md §5.1): the word level's synonym
+        list or masked LM, the adversarial level's recipe with its defaults."""
+        from ..resources.resolution import resolve
+        from .attack import recipe_measured_with
+
+        s, out = self.settings, {}
+        if "word" in s["levels"]:
+            slot = "masked_lm" if s["word_source"] == "mlm" else "synonyms"
+            out[slot] = resolve(slot, s[slot]).value
+        if "adversarial" in s["levels"]:
+            out.update(recipe_measured_with(s["recipe"]))
+        return out

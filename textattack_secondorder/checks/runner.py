@@ -1,19 +1,24 @@
 """Runs the gate's checks and judges them (docs/methods.md §8).
 
-Each check's evaluation is stored in ``OUT/evaluations/<name>.json`` under a content key: the model
-spec and the files behind it, the check's kind and settings, the examples it reads (their text) and
-the keys of the checks it reads from. A re-run with the same key reuses the stored evaluation (no
-model is even loaded when all are reused); a changed setting recomputes that check only, and the
-commands' own resume (attack-sweep shards, bias parts, κ checkpoints and shards, robustness parts)
-picks up what an interrupted run finished. Thresholds and metrics are not part of the key: editing
-them re-judges without recomputing.
+Each check's evaluation is stored in ``OUT/evaluations/<name>/<key>.json`` under a content key:
+the package version, the model spec and the content of the files behind it, the check's kind and
+settings, the examples it reads (their text) and the keys of the checks it reads from; the work of
+an evaluation (attack logs, shards, charts) lies in ``OUT/<name>/<key>/``. A re-run with the same
+key reuses the stored evaluation (no model is even loaded when all are reused), also after a run
+on another model (the last few keys of each check are kept); a changed setting recomputes that
+check only, and the commands' own resume (attack-sweep shards, bias parts, κ checkpoints and
+shards, robustness parts) picks up what an interrupted run finished. Thresholds, tolerances,
+metrics and the baseline are not part of the key: editing them re-judges without recomputing.
 """
 
 import json
+import os
+import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._version import __version__
 from ..datasets.examples import load_examples
 from ..distributed import ClusterOptions
 from ..models.fingerprint import spec_fingerprint
@@ -22,16 +27,26 @@ from ..models.probe import probe_model
 from ..shared.digest import content_digest
 from ..shared.files import atomic_write_text
 from ..shared.inputs import bad_text_reason, screen_examples
-from .base import ConfigError, Evaluation, Verdict, judge
+from .base import ConfigError, Evaluation
+from .baseline import compare
+from .verdict import Verdict
 
 STORE = "evaluations"
+KEEP_PER_CHECK = 4  # stored evaluations kept per check (the most recently used), with their work folders
 
 
 @dataclass
 class Finished:
+    """A check's evaluation, computed in this run or reused, with what it was measured with."""
+
     name: str
     evaluation: Evaluation
     key: str
+    folder: Path
+    comparable: dict = field(default_factory=dict)
+    model_fingerprint: str = ""
+    seconds: float = 0.0
+    reused: bool = False
 
 
 class GateContext:
@@ -45,6 +60,7 @@ class GateContext:
         self.batch_size = run.get("model_batch_size", 64)
         self.options = options or ClusterOptions.from_settings(run)
         self._model = None
+        self.model_fingerprint = ""
         self._num_classes = None
         self._examples = {}
         self.done = {}
@@ -60,6 +76,9 @@ class GateContext:
                     "victim (mr-cnn, mr-lstm, mr-bow, mr-minilm), a model folder, file.py[^variable] "
                     "or a reachable hub id"
                 ) from None
+            from ..models.fingerprint import model_fingerprint
+
+            self.model_fingerprint = model_fingerprint(self._model)
         return self._model
 
     def examples(self, settings):
@@ -91,13 +110,41 @@ class GateContext:
         return self.done[name]
 
 
-def check_key(context, check):
+def examples_digest(examples):
+    """``"N rows <digest>"``: the examples a check read, by their text and labels."""
+    return f"{len(examples)} rows {content_digest([list(e) for e in examples], 12)}"
+
+
+def check_key(context, check, keys):
+    """The content key of ``check``'s evaluation (``keys``: those of the checks it reads from)."""
     data = context.examples(check.settings) if check.DATA_SETTINGS else None
-    deps = [context.done[d].key for d in check.depends_on()]
+    deps = [keys[d] for d in check.depends_on()]
     return content_digest(
-        ["textattack-so check", check.kind, check.settings, context.spec, spec_fingerprint(context.spec), data, deps],
+        [
+            "textattack-so check",
+            __version__,
+            check.kind,
+            check.settings,
+            context.spec,
+            spec_fingerprint(context.spec),
+            data,
+            deps,
+        ],
         20,
     )
+
+
+def comparable(context, check, evaluation):
+    """What the evaluation measured, compared key by key with a baseline's (docs/methods.md §8.2): the
+    check's comparable settings, the digest of its examples, what the evaluation reports it measured
+    with, and the same of the checks it reads (as ``<check>.<key>``)."""
+    out = check.comparable_settings()
+    if check.DATA_SETTINGS:
+        out["examples"] = examples_digest(context.examples(check.settings))
+    out.update(evaluation.measured_with)
+    for dep in check.depends_on():
+        out.update({f"{dep}.{k}": v for k, v in context.done[dep].comparable.items()})
+    return json.loads(json.dumps(out, default=str))  # as stored and read back: tuples as lists, objects as text
 
 
 def _order(checks):
@@ -114,52 +161,137 @@ def _order(checks):
     return out
 
 
-def run_gate(config, out, options=None, progress=True, say=print):
-    """Evaluate (or reuse) and judge every check of ``config``; returns the list of :class:`Verdict`."""
+class Store:
+    """``OUT/evaluations/<name>/<key>.json``: the stored evaluations, a few keys per check."""
+
+    def __init__(self, out):
+        self.root = Path(out) / STORE
+
+    def path(self, name, key):
+        return self.root / name / f"{key}.json"
+
+    def load(self, name, key):
+        path = self.path(name, key)
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        if record.get("key") != key or "comparable" not in record:
+            return None
+        os.utime(path)  # most recently used: kept by prune()
+        return record
+
+    def save(self, name, key, record):
+        atomic_write_text(self.path(name, key), json.dumps(record, indent=2, default=str))
+
+    def prune(self, name, out, keep=KEEP_PER_CHECK):
+        """Keep the ``keep`` most recently used evaluations of check ``name`` and their work folders."""
+        records = sorted(self.root.joinpath(name).glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in records[keep:]:
+            shutil.rmtree(Path(out) / name / old.stem, ignore_errors=True)
+            old.unlink(missing_ok=True)
+
+
+def run_checks(config, out, options=None, progress=True, say=print, prepare=None):
+    """Evaluate (or reuse) every check of ``config``; returns the :class:`GateContext`, whose ``done``
+    maps each check's name to its :class:`Finished` evaluation.
+
+    ``prepare()`` is called once before anything is evaluated (the command line extends TextAttack
+    there); then every check about to be evaluated is validated (:meth:`~.base.Check.validate`:
+    recipe names and parameters), before any model loads.
+    """
     context = GateContext(config, out, options, progress, say)
-    store = context.out / STORE
-    verdicts = {}
-    for check in _order(config.checks):
-        folder = context.out / check.name
-        key = check_key(context, check)
-        path = store / f"{check.name}.json"
-        saved = json.loads(path.read_text()) if path.exists() else None
+    store = Store(context.out)
+    order = _order(config.checks)
+    keys, stored = {}, {}
+    for check in order:  # keys first: a dependant's key holds the keys of the checks it reads
+        keys[check.name] = check_key(context, check, keys)
+        stored[check.name] = store.load(check.name, keys[check.name])
+    if prepare is not None and any(record is None for record in stored.values()):
+        prepare()  # only when something is evaluated: a re-judge of stored evaluations stays well under 1 s
+    for check in order:
+        if stored[check.name] is None:
+            check.validate()
+    for check in order:
+        key, record = keys[check.name], stored[check.name]
+        folder = context.out / check.name / key
         start = time.time()
-        if saved and saved.get("key") == key:
-            evaluation, reused = Evaluation.from_dict(saved["evaluation"]), True
+        if record is not None:
             say(f"[{check.name}] reusing the stored evaluation (same settings, model and data)")
-        else:
-            say(f"[{check.name}] evaluating {check.kind} ...")
-            folder.mkdir(parents=True, exist_ok=True)
-            evaluation, reused = check.evaluate(context, folder), False
-            atomic_write_text(
-                path,
-                json.dumps(
-                    {
-                        "key": key,
-                        "kind": check.kind,
-                        "settings": check.settings,
-                        "seconds": round(time.time() - start, 2),
-                        "evaluation": evaluation.to_dict(),
-                    },
-                    indent=2,
-                    default=str,
-                ),
+            context.done[check.name] = Finished(
+                check.name,
+                Evaluation.from_dict(record["evaluation"]),
+                key,
+                folder,
+                record["comparable"],
+                record.get("model_fingerprint", ""),
+                record.get("seconds", 0.0),
+                True,
             )
-        seconds = saved.get("seconds", 0.0) if reused else time.time() - start
-        context.done[check.name] = Finished(check.name, evaluation, key)
-        metric = check.METRICS[check.metric]
-        value = evaluation.values.get(check.metric)
-        verdicts[check.name] = Verdict(
-            check.name,
-            check.kind,
-            check.metric,
-            check.threshold,
-            metric.direction,
-            value,
-            judge(value, metric, check.threshold),
-            evaluation.evidence.get(check.metric, ""),
-            seconds,
-            reused,
+            continue
+        say(f"[{check.name}] evaluating {check.kind} ...")
+        folder.mkdir(parents=True, exist_ok=True)
+        evaluation = check.evaluate(context, folder)
+        fingerprint = context.model_fingerprint or next(
+            (context.done[d].model_fingerprint for d in check.depends_on() if context.done[d].model_fingerprint), ""
         )
-    return [verdicts[c.name] for c in config.checks], context
+        finished = Finished(
+            check.name,
+            evaluation,
+            key,
+            folder,
+            comparable(context, check, evaluation),
+            fingerprint,
+            round(time.time() - start, 2),
+        )
+        store.save(
+            check.name,
+            key,
+            {
+                "key": key,
+                "kind": check.kind,
+                "settings": check.settings,
+                "package_version": __version__,
+                "seconds": finished.seconds,
+                "comparable": finished.comparable,
+                "model_fingerprint": fingerprint,
+                "evaluation": evaluation.to_dict(),
+            },
+        )
+        context.done[check.name] = finished
+    for check in order:
+        store.prune(check.name, context.out)
+    return context
+
+
+def judge(check, finished, baseline=None):
+    """The :class:`~.verdict.Verdict` of ``check`` on its ``finished`` evaluation, against ``baseline``
+    (a :class:`~.baseline.Baseline`, or ``None``). Numbers only: nothing is recomputed."""
+    metric = check.METRICS[check.metric]
+    ev = finished.evaluation
+    return Verdict(
+        check.name,
+        check.kind,
+        check.metric,
+        metric.direction,
+        metric.unit,
+        ev.values.get(check.metric),
+        check.threshold,
+        metric.tolerance if check.tolerance is None else check.tolerance,
+        check.tolerance is None,
+        ev.evidence.get(check.metric, ""),
+        None if baseline is None else compare(baseline, check.name, check.metric, finished.comparable),
+        finished.seconds,
+        finished.reused,
+        dict(ev.values),
+        finished.comparable,
+        finished.model_fingerprint,
+        finished.key,
+    )
+
+
+def run_gate(config, out, options=None, progress=True, say=print, baseline=None, prepare=None):
+    """Evaluate (or reuse) and judge every check of ``config``; returns ``(verdicts in config order,
+    context)``."""
+    context = run_checks(config, out, options, progress, say, prepare)
+    return [judge(c, context.done[c.name], baseline) for c in config.checks], context

@@ -1,7 +1,15 @@
 """``second_order`` check: SO-Beam / SO-Enum through the attack sweep (docs/methods.md §1, §8):
 the vulnerable-example rate and the average perturbed words of the vulnerable examples."""
 
-from .attack import SWEEP_SETTINGS, _number, run_sweep_cell, successful_examples, summary_rows
+from .attack import (
+    SWEEP_SETTINGS,
+    _number,
+    recipe_measured_with,
+    run_sweep_cell,
+    successful_examples,
+    summary_rows,
+    validate_recipe,
+)
 from .base import AT_LEAST, AT_MOST, Check, Evaluation, Metric
 
 
@@ -9,15 +17,22 @@ class SecondOrderCheck(Check):
     """Second-order attack: how many test examples have a vulnerable example nearby, and how near."""
 
     kind = "second_order"
+    # default tolerances (docs/methods.md §8.2): SO-Beam has no sampling (spread 0 over 6 seeds on mr-cnn):
+    # one sentence of the starter's 30 (3.3 points) and 0.2 words are the smallest changes flagged
     METRICS = {
-        "vulnerable_rate": Metric(AT_MOST, "%", "examples with a vulnerable example found / attacked"),
+        "vulnerable_rate": Metric(AT_MOST, "%", "examples with a vulnerable example found / attacked", 5.0, (0, 100)),
         "avg_perturbed_words": Metric(
             AT_LEAST,
             "words",
             "mean ||x̃0 − x0||_0 of the vulnerable examples (fewer: vulnerable examples lie closer to the test set)",
+            0.2,
+            (0, None),
         ),
     }
     SETTINGS = dict(SWEEP_SETTINGS, recipe=("so-beam", str, "so-beam or so-enum, with parameters as NAME^a=1"))
+
+    def validate(self):
+        validate_recipe(self.settings["recipe"])
 
     def evaluate(self, context, folder):
         row, csv_name, skipped = run_sweep_cell(context, self.settings, folder)
@@ -41,4 +56,5 @@ class SecondOrderCheck(Check):
             examples=successful_examples(folder / csv_name, vulnerable=True),
             files={"log": csv_name},
             info={"rows skipped for bad input": skipped},
+            measured_with=recipe_measured_with(self.settings["recipe"]),
         )

@@ -3,23 +3,28 @@
 
 from ..evaluation.flip_capability import compute_flip_capability
 from ..models.token_classifier import TokenClassifier
-from .base import AT_LEAST, Check, Evaluation, Metric
+from ..shared.digest import content_digest
+from .base import AT_LEAST, COUNT, NON_NEGATIVE, Check, Evaluation, Metric
 
 
 class SingleWordCheck(Check):
     """Single-word robustness: the share of (sentence, word) pairs that no single-word change of that word flips."""
 
     kind = "single_word"
+    # default tolerance (docs/methods.md §8.2): EUBA does not sample (spread 0 over 6 seeds on mr-cnn): 0.01 of ρ
+    # is the smallest change flagged
     METRICS = {
-        "rho": Metric(AT_LEAST, "", "ρ = 1 − mean κ over the correctly classified examples (ρ* on the test split)")
+        "rho": Metric(
+            AT_LEAST, "", "ρ = 1 − mean κ over the correctly classified examples (ρ* on the test split)", 0.01, (0, 1)
+        )
     }
     SETTINGS = {
-        "m": (512, int, "EUBA early stop after m failed verifications (paper: 512); 0 = exact"),
+        "m": (512, int, "EUBA early stop after m failed verifications (paper: 512); 0 = exact", NON_NEGATIVE),
         "exact": (False, bool, "brute force instead of EUBA"),
-        "vocab_limit": (None, int, "only the first N vocabulary words"),
+        "vocab_limit": (None, int, "only the first N vocabulary words", COUNT),
         "dataset": (None, str, "dataset (default: the config's)"),
         "split": (None, str, "split (default: the config's; test gives ρ*)"),
-        "num_examples": (None, int, "first N examples (default: the config's)"),
+        "num_examples": (None, int, "first N examples (default: the config's)", COUNT),
     }
 
     def evaluate(self, context, folder):
@@ -68,4 +73,6 @@ class SingleWordCheck(Check):
             + [{"row": f"κ({w})", "value": round(float(k), 4)} for w, k in zip(top["word"], top["kappa"])],
             files={"kappa_histogram": "kappa.png", "kappa": "kappa.json"},
             info={"rows skipped for bad input": len(skipped)},
+            # ρ is a mean over the vocabulary's words: another vocabulary measures another quantity
+            measured_with={"vocabulary": f"{len(result.metric.words)} words {content_digest(result.metric.words, 12)}"},
         )

@@ -1,18 +1,32 @@
-"""The commented starter config of ``textattack-so check --init`` (the demo victim, offline)."""
+"""The commented starter config of ``textattack-so check --init`` (the demo victim, offline), and
+its measured form (``--init --model X``): thresholds at the values measured on X plus each metric's
+default tolerance, each with a comment saying where it came from (docs/methods.md §8.2)."""
 
+import datetime
+import json
+import math
 import os
+import re
 
+from .._version import __version__
 from ..shared.files import atomic_write_text
+from .base import AT_MOST
+from .verdict import fmt
 
 DEFAULT_PATH = "robustness.toml"
 
 STARTER = """\
 # Robustness gate for `textattack-so check robustness.toml` (docs/methods.md §8).
-# Exit code: 0 all checks pass, 1 a check fails, 2 the config is wrong.
+# Exit code: 0 all checks pass, 1 a check fails, 2 the config or baseline is wrong,
+# 3 a check is not comparable with the baseline (its settings differ).
 # Each check names one metric and a threshold; the direction is the metric's own
 # (rates of successful attacks: at most; accuracy, rho, chrF: at least).
+# With --baseline PATH (an earlier run's results.json) each check is also judged against
+# the baseline's value: it may be worse by at most `tolerance = ...` (in the metric's
+# unit; default: the metric's own, above its run-to-run spread). Write a baseline with
+# --update-baseline PATH, and accept a run as the new one with --accept.
 # Results are stored under a content key: a re-run with the same settings reuses them,
-# and editing a threshold re-judges without recomputing anything.
+# and editing a threshold or a tolerance re-judges without recomputing anything.
 
 model = "mr-cnn"        # any --model form: demo victim, model folder, file.py^variable, hub id
 dataset = "mr"          # mr, a CSV with text,label columns, or a text file
@@ -83,12 +97,84 @@ metric = "rb_index"               # or min_accuracy (percent, at least)
 threshold = 0.15
 [check.settings]
 levels = ["char", "word"]
+num_examples = 200                # cheap (seconds); 30 sentences would make RB vary by 0.17 between seeds
 """
 
 
-def write_starter(path=DEFAULT_PATH):
-    """Write the starter config to ``path``; refuses to overwrite (``FileExistsError``)."""
+DECIMALS = {"%": 1, "words": 2}  # a measured threshold's decimals by unit (others: 3)
+
+
+def starter_text(model="mr-cnn"):
+    """The starter config on ``model``."""
+    return re.sub(r'^model = "mr-cnn"', lambda _: f"model = {json.dumps(model)}", STARTER, count=1, flags=re.M)
+
+
+def starter_config(model, path="robustness.toml"):
+    """The starter config on ``model``, parsed and checked (a :class:`~.base.ConfigError` names a bad model)."""
+    from .config import parse_config_text
+
+    return parse_config_text(starter_text(model), path)
+
+
+def measured_threshold(verdict):
+    """The value measured, moved by the metric's default tolerance towards worse, rounded outwards and
+    kept inside the metric's bounds; ``None`` when nothing was measured."""
+    from .registry import CHECKS
+
+    metric = CHECKS[verdict.kind].METRICS[verdict.metric]
+    if verdict.value is None or verdict.value != verdict.value:
+        return None
+    scale = 10 ** DECIMALS.get(metric.unit, 3)
+    lo, hi = metric.bounds
+    if metric.direction == AT_MOST:
+        t = math.ceil(round((verdict.value + metric.tolerance) * scale, 6)) / scale
+        return min(t, hi) if hi is not None else t
+    t = math.floor(round((verdict.value - metric.tolerance) * scale, 6)) / scale
+    return max(t, lo) if lo is not None else t
+
+
+def measured_starter(model, verdicts):
+    """The starter text on ``model`` with every threshold set from ``verdicts`` (a run of the starter's
+    checks on ``model``), each with a comment: value, model, date, fingerprint, tolerance."""
+    from .registry import CHECKS
+
+    by_name = {v.name: v for v in verdicts}
+    fingerprint = next((v.model_fingerprint for v in verdicts if v.model_fingerprint), "")
+    day = datetime.date.today().isoformat()
+    lines, name = [], None
+    for line in starter_text(model).splitlines():
+        m = re.match(r'name = "([^"]+)"', line)
+        if line.startswith("[[check]]"):
+            name = None
+        elif m:
+            name = m.group(1)
+        elif line.startswith("threshold = ") and name in by_name:
+            v = by_name[name]
+            metric = CHECKS[v.kind].METRICS[v.metric]
+            t = measured_threshold(v)
+            if t is None:
+                line = f"{line.split('#')[0].rstrip()}  # not measured on this model (n/a): the starter's value"
+            else:
+                sign = "+" if metric.direction == AT_MOST else "-"
+                bound = t in metric.bounds and abs(t - v.value) < metric.tolerance
+                line = (
+                    f"threshold = {t:.{DECIMALS.get(metric.unit, 3)}f}  # measured {fmt(v.value)} {sign} default "
+                    f"tolerance {metric.tolerance:g} ({'at most' if metric.direction == AT_MOST else 'at least'}"
+                    f"{f'; kept at the bound {t:g}' if bound else ''})"
+                )
+        lines.append(line)
+    header = [
+        f"# Thresholds measured on {model} by `textattack-so check --init --model` ({day}, model fingerprint",
+        f"# {fingerprint[:16] or 'unknown'}, textattack-secondorder {__version__}): each is the value measured then,",
+        "# moved by the metric's default tolerance towards worse, so this gate passes on that model",
+        "# and fails when a check gets worse by more than the tolerance.",
+    ]
+    return "\n".join(lines[:1] + header + lines[1:]) + "\n"
+
+
+def write_starter(path=DEFAULT_PATH, text=STARTER):
+    """Write the starter config (or ``text``) to ``path``; refuses to overwrite (``FileExistsError``)."""
     if os.path.exists(path):
         raise FileExistsError(f"{path} exists; not overwriting it (remove it or give another path: --init PATH)")
-    atomic_write_text(path, STARTER)
+    atomic_write_text(path, text)
     return path

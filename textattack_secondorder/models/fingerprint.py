@@ -5,7 +5,8 @@ and the tokenizer's vocabulary; retraining, another checkpoint or another vocabu
 another digest, and the same model loaded in another process gives the same one (a class
 defined in a ``--model-from-file`` ``.py`` lives in a module TextAttack names ``temp_<time>``
 on every load: that name counts as ``temp``). A wrapper without a torch model is fingerprinted by its outputs on fixed
-probe texts. Used by the κ cache and by the shard keys of sharded runs.
+probe texts. Used by the κ cache and by the shard keys of sharded runs; :func:`spec_fingerprint`
+names the files behind a model spec without loading it (the gate's content keys, sweep shards).
 """
 
 import json
@@ -15,7 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..resources.paths import cache_dir
 from ..shared.digest import Digest
+from ..shared.files import atomic_write_text
 from .victims import VICTIMS, victim_path
 
 FINGERPRINT_TEXTS = (
@@ -68,11 +71,37 @@ def model_fingerprint(model_wrapper):
     return h.hexdigest()
 
 
-def spec_fingerprint(spec):
-    """Cheap digest of the files behind a model spec (a ``.py`` file, a folder, a demo victim's folder).
+def file_digest(path, memo_dir=None):
+    """SHA-256 of a file's bytes, remembered under its path, size and modification time in
+    ``memo_dir`` (default: the package cache's ``file_digests/``), so an unchanged file is read once:
+    a re-judge of the gate stays well under a second for a model of hundreds of MB, and a fresh
+    checkout or copy of the same file (new modification time) gets the same digest."""
+    path = Path(path)
+    st = os.stat(path)
+    memo_dir = Path(memo_dir) if memo_dir is not None else cache_dir("file_digests")
+    memo = memo_dir / Digest(f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}").hexdigest(32)
+    try:
+        return memo.read_text().strip()
+    except OSError:
+        pass
+    h = Digest()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    digest = h.hexdigest()
+    try:
+        memo_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(memo, digest)
+    except OSError:  # a read-only cache: the digest is still right, only not remembered
+        pass
+    return digest
 
-    Names, sizes and modification times of the files, without loading the model: a retrained or
-    replaced model under the same name gets a new digest. ``""`` for a hub id or unknown name.
+
+def spec_fingerprint(spec):
+    """Digest of the files behind a model spec (a ``.py`` file, a folder, a demo victim's folder), without
+    loading the model: the names and contents of the files (:func:`file_digest`). A retrained or
+    replaced model under the same name gets a new digest; the same files copied or checked out
+    elsewhere get the same one. ``""`` for a hub id or unknown name.
     """
     path = Path(str(spec).split("^")[0])
     if not path.exists():
@@ -85,6 +114,5 @@ def spec_fingerprint(spec):
     files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
     h = Digest()
     for f in files:
-        st = os.stat(f)
-        h.update(f"{f.relative_to(path) if path.is_dir() else f.name}|{st.st_size}|{st.st_mtime_ns}\n".encode())
+        h.update(f"{f.relative_to(path) if path.is_dir() else f.name}|{file_digest(f)}\n".encode())
     return h.hexdigest(20)
