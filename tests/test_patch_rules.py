@@ -13,7 +13,7 @@ from textattack.shared import AttackedText
 
 from conftest import bert_tokenizer
 from textattack_secondorder.attack_recipes import SOBeam
-from textattack_secondorder.constraints import MaskedLMFit, PatchPartOfSpeech, PseudoLogLikelihoodDrop, WordNetSynonym
+from textattack_secondorder.constraints import CausalLMFit, PatchPartOfSpeech, PseudoLogLikelihoodDrop, WordNetSynonym
 from textattack_secondorder.goal_functions import PatchWordSelector, apply_patch
 from textattack_secondorder.goal_functions.patch_rules import (
     NO_PAIR_KEPT,
@@ -43,22 +43,27 @@ class StubTagger:
 
 
 class StubScorer(WordProposer):
-    """Masked LM stand-in: a fixed log-probability per word, a fixed PLL per sentence."""
+    """Masked LM stand-in: a fixed pseudo-log-likelihood per sentence."""
 
-    scores_words = True
+    scores_sentences = True
 
-    def __init__(self, word_scores=None, pll=None):
+    def __init__(self, pll=None):
         super().__init__(device="cpu")
-        self.word_scores = word_scores or {}
         self.pll = pll or {}
-        self.calls = 0
-
-    def score_words(self, sentences, positions, candidates):
-        self.calls += 1
-        return [[self.word_scores.get(w, -20.0) for w in c] for c in candidates]
 
     def pseudo_log_likelihood(self, sentences):
         return [self.pll[" ".join(s)] for s in sentences]
+
+
+class StubCausalLM:
+    """Causal LM stand-in: a fixed log-likelihood per text (unknown texts: -50); counts its calls."""
+
+    def __init__(self, table):
+        self.table, self.calls = table, 0
+
+    def log_likelihood(self, texts):
+        self.calls += 1
+        return np.array([self.table.get(t, -50.0) for t in texts])
 
 
 def swap(text, i, word):
@@ -111,16 +116,15 @@ def test_wordnet_synonym_of_the_usual_sense_in_its_part_of_speech():
         WordNetSynonym(max_sense=0, tagger=StubTagger({}))
 
 
-def test_masked_lm_fit_compares_the_new_word_with_the_old_in_its_slot():
-    x = "dig pretty deep"
-    scorer = StubScorer({"pretty": -2.0, "rather": -4.5, "handsome": -9.0})
-    c = MaskedLMFit(scorer, max_drop=3.0)
-    ref = AttackedText(x)
-    texts = [swap(x, 1, "rather")[1], swap(x, 1, "handsome")[1]]
-    assert [t.text for t in c._check_constraint_many(texts, ref)] == ["dig rather deep"]
-    assert scorer.calls == 1  # one batched call for all swaps of the sentence
-    with pytest.raises(ValueError, match="does not score words"):
-        MaskedLMFit(_NoScores())
+def test_causal_lm_fit_compares_the_sentences_log_likelihoods():
+    lm = StubCausalLM({"after all it works": -20.0, "after everything it works": -22.5})
+    lm.table["subsequently all it works"] = -31.0
+    c = CausalLMFit(lm, max_log_prob_diff=3.0)
+    ref = AttackedText("after all it works")
+    texts = [swap(ref.text, 1, "everything")[1], swap(ref.text, 0, "subsequently")[1]]
+    assert [t.text for t in c._check_constraint_many(texts, ref)] == ["after everything it works"]
+    assert lm.calls == 1  # the reference and every swap in one batch
+    assert c.get_log_probs_at_index(texts, 1) == [-22.5, -31.0]  # TextAttack's LanguageModelConstraint interface
 
 
 class _NoScores(WordProposer):
@@ -129,11 +133,13 @@ class _NoScores(WordProposer):
 
 
 def test_pseudo_log_likelihood_drop_is_the_authors_filter():
-    scorer = StubScorer(pll={"a good film": -10.0, "a fine film": -11.4, "a mala film": -12.0})
+    scorer = StubScorer({"a good film": -10.0, "a fine film": -11.4, "a mala film": -12.0})
     c = PseudoLogLikelihoodDrop(scorer, max_drop=1.5)
     ref = AttackedText("a good film")
     kept = c._check_constraint_many([swap("a good film", 1, "fine")[1], swap("a good film", 1, "mala")[1]], ref)
     assert [t.text for t in kept] == ["a fine film"]
+    with pytest.raises(ValueError, match="does not score sentences"):
+        PseudoLogLikelihoodDrop(_NoScores())
 
 
 # ---------------------------------------------------------------------------------------- the rule
@@ -264,25 +270,6 @@ def _log_probs(model, ids):
         return torch.log_softmax(model(input_ids=torch.tensor([ids])).logits[0], -1)
 
 
-def test_word_scores_are_the_model_log_probabilities_with_one_mask_per_piece(tiny):
-    p, tok = tiny
-    words = ["it", "was", "good", "."]
-    got = p.score_words([words], [2], [["fine", "unwatchable"]])[0]
-    m = tok.mask_token_id
-    ids = tok("it was [MASK] .")["input_ids"]
-    lp = _log_probs(p.model, ids)
-    assert got[0] == pytest.approx(float(lp[3, tok.convert_tokens_to_ids("fine")]), abs=1e-5)
-    ids3 = ids[:3] + [m, m, m] + ids[4:]
-    lp3 = _log_probs(p.model, ids3)
-    pieces = tok.convert_tokens_to_ids(["un", "##watch", "##able"])
-    assert got[1] == pytest.approx(float(sum(lp3[3 + k, pieces[k]] for k in range(3))), abs=1e-5)
-    # the proposals rank single words like these scores do
-    props = dict(p.propose([words], [[2]], top_k=len(VOCAB))[0][0])
-    assert props["fine"] - props["good"] == pytest.approx(
-        got[0] - p.score_words([words], [2], [["good"]])[0][0], abs=1e-4
-    )
-
-
 def test_pseudo_log_likelihood_masks_each_token_in_turn(tiny):
     p, tok = tiny
     words = ["the", "film", "is", "good", "."]
@@ -296,11 +283,15 @@ def test_pseudo_log_likelihood_masks_each_token_in_turn(tiny):
     assert got[0] == pytest.approx(want, abs=1e-4) and len(got) == 2
 
 
-def test_in_context_rule_with_the_real_tagger_and_wordnet(tiny):
+def test_in_context_rule_with_the_real_tagger_and_wordnet():
     pytest.importorskip("spacy")
-    p, _ = tiny
-    rule = build_patch_rule("in-context", masked_lm=StubScorer({"movie": -2.0, "film": -2.5, "picture": -3.0}))
     x = AttackedText("i watched the movie yesterday")
-    kept, refused = rule.kept(x, [swap(x.text, 3, w)[1] for w in ["film", "movies", "pic", "dashes"]])
+    texts = [swap(x.text, 3, w)[1] for w in ["film", "movies", "picture", "dashes"]]
+    lm = StubCausalLM({x.text: -30.0, "i watched the film yesterday": -31.0, "i watched the picture yesterday": -30.5})
+    rule = build_patch_rule("in-context", causal_lm=lm)
+    kept, refused = rule.kept(x, texts)
     assert [t.words[3] for t in kept] == ["film"]
-    assert set(refused) <= {"PatchPartOfSpeech", "WordNetSynonym", "MaskedLMFit"} and sum(refused.values()) == 3
+    assert refused == {"PatchPartOfSpeech": 2, "WordNetSynonym": 1}  # movies: NNS; dashes: no English NN form
+    # picture shares movie's first sense, but a picture is first of all an image: refused by WordNet
+    lm.table["i watched the film yesterday"] = -40.0
+    assert rule.kept(x, texts)[1] == {"PatchPartOfSpeech": 2, "WordNetSynonym": 1, "CausalLMFit": 1}

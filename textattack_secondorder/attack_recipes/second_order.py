@@ -54,9 +54,10 @@ COMMON_PARAMS = {
     ),
     "patch_rule": (
         DEFAULT_PATCH_RULE,
-        "which synonym swaps may be patch pairs: 'in-context' (part of speech kept, WordNet synonym of p1's "
-        "usual sense, masked-LM fit; a reader accepts them), 'authors-code' (the authors' code: masked-LM "
-        "pseudo-log-likelihood drop <= 1.5), 'paper' (the paper's text: every listed synonym); docs/methods.md §1.2",
+        "which synonym swaps may be patch pairs: 'in-context' (part of speech kept, a synonym in p1's and p2's "
+        "first WordNet sense, the causal LM's fit: the pairs readers accept), 'authors-code' (the authors' "
+        "code: masked-LM pseudo-log-likelihood drop <= 1.5), 'paper' (the paper's text: every listed synonym); "
+        "docs/methods.md §1.2",
     ),
     "kappa": (KAPPA, "Algorithm 1: keep logits > max(L[kappa], L[0] - delta); paper kappa = 20"),
     "delta": (DELTA, "Algorithm 1: paper delta = 3"),
@@ -65,7 +66,10 @@ COMMON_PARAMS = {
         "median causal-LM perplexity of originals / vulnerable examples in the summary: True, "
         "False, or None = on when the causal LM is already cached here (no one-off load)",
     ),
-    "causal_lm": (None, "causal-LM slot for perplexity (None = gpt2 online, gemma offline)"),
+    "causal_lm": (
+        None,
+        "causal-LM slot for perplexity and the in-context patch rule's fit (None = gpt2 online, gemma offline)",
+    ),
     "device": (None, "device of the word proposer (None = TextAttack's default device)"),
     "masked_lm_dtype": (
         None,
@@ -93,7 +97,7 @@ def double_perturbation_goal(model_wrapper, p, masked_lm=None):
         model_wrapper,
         load_synonyms(p["synonyms"]),
         query_budget=p["query_budget"],
-        patch_rule=build_patch_rule(p["patch_rule"], masked_lm=masked_lm),
+        patch_rule=build_patch_rule(p["patch_rule"], masked_lm=masked_lm, causal_lm=p["causal_lm"], device=p["device"]),
     )
     #
     # Algorithm 1: the position holding the patch word p1 is never modified, and no neighbour

@@ -22,14 +22,19 @@ CONTENT_TAGS = frozenset(["NN", "NNS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", 
 NAME_TAGS = frozenset(["NNP", "NNPS"])
 
 
+#: Universal part of speech of each Penn tag prefix (lemminflect's lemma classes).
+UPOS_OF_TAG = {"NN": "NOUN", "VB": "VERB", "JJ": "ADJ", "RB": "ADV"}
+
+
 def can_carry(word, tag):
-    """True when lemminflect knows ``word`` as the usual ``tag`` form of one of its lemmas (its first
-    inflection: ``conflict`` is not the usual NNS of ``conflict``, though lemminflect lists it too)."""
-    for lemmas in lemminflect.getAllLemmas(word).values():
-        for lemma in lemmas:
-            forms = lemminflect.getInflection(lemma, tag=tag)
-            if forms and forms[0] == word:
-                return True
+    """True when lemminflect knows ``word`` as the usual ``tag`` form of one of its lemmas of that part of
+    speech (its first inflection: ``conflict`` is not the usual NNS of ``conflict``, though lemminflect
+    lists it too; ``complicated`` is an adjective, and the verb's VB form is ``complicate``)."""
+    upos = UPOS_OF_TAG.get(tag[:2])
+    for lemma in lemminflect.getAllLemmas(word, upos=upos).get(upos, ()):
+        forms = lemminflect.getInflection(lemma, tag=tag)
+        if forms and forms[0] == word:
+            return True
     return False
 
 

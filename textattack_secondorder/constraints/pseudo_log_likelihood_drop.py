@@ -23,7 +23,7 @@ class PseudoLogLikelihoodDrop(Constraint):
     def __init__(self, masked_lm=None, max_drop=1.5, compare_against_original=True):
         super().__init__(compare_against_original)
         self.masked_lm = word_proposer(masked_lm)
-        if not getattr(self.masked_lm, "scores_words", False):
+        if not getattr(self.masked_lm, "scores_sentences", False):
             raise ValueError(f"masked LM {self.masked_lm!r} does not score sentences; use a masked LM proposer")
         self.max_drop = float(max_drop)
 

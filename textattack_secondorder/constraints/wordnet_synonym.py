@@ -3,8 +3,10 @@
 Counter-fitted neighbour lists mix synonyms with related words, other senses and other parts of
 speech (``old -> antiquated``, ``pretty -> handsome``, ``credits -> loans``). This constraint keeps a
 swap ``w -> w'`` only when a lemma of ``w'`` shares a synset with a lemma of ``w`` among the first
-``max_sense`` WordNet senses of ``w`` — WordNet lists senses most frequent first — in the part of
-speech ``w`` has in its sentence (its Penn tag from the ``pos_tagger`` slot; lemmas from lemminflect).
+``max_sense`` WordNet senses of ``w`` — WordNet lists senses most frequent first — and, by default,
+that sense is also among the first senses of ``w'`` (``actor -> player`` share a sense, but a player
+is first of all someone who plays a game), in the part of speech ``w`` has in its sentence (its Penn
+tag from the ``pos_tagger`` slot; lemmas from lemminflect).
 The senses come from the packaged WordNet 3.0 table (:mod:`textattack_secondorder.resources.wordnet`).
 """
 
@@ -15,7 +17,7 @@ from ..resources import load_pos_tagger
 from ..resources.wordnet import WORDNET_POS, shared_sense
 from .word_swap_position import swapped_word
 
-UPOS = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}
+UPOS = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}  # WordNet part of speech -> lemminflect's
 
 
 def lemmas_of(word, pos):
@@ -27,15 +29,19 @@ class WordNetSynonym(Constraint):
     """Accept a one-word swap whose new word shares one of the old word's first WordNet senses.
 
     Args:
-        max_sense: how many of the old word's senses count, most frequent first (default 2).
+        max_sense: how many of the old word's senses count, most frequent first (default 1).
+        max_sense_new: the shared sense must also be among the new word's first ``max_sense_new``
+            senses (default 1: the new word too usually means that; None = any of its senses).
         tagger: an object with ``tags(attacked_text)`` (default: the ``pos_tagger`` slot).
     """
 
-    def __init__(self, max_sense=2, tagger=None, compare_against_original=True):
+    def __init__(self, max_sense=1, max_sense_new=1, tagger=None, compare_against_original=True):
         super().__init__(compare_against_original)
-        if int(max_sense) < 1:
-            raise ValueError(f"max_sense must be >= 1, got {max_sense}")
+        for name, value in (("max_sense", max_sense), ("max_sense_new", max_sense_new)):
+            if value is not None and int(value) < 1:
+                raise ValueError(f"{name} must be >= 1, got {value}")
         self.max_sense = int(max_sense)
+        self.max_sense_new = None if max_sense_new is None else int(max_sense_new)
         self.tagger = tagger if tagger is not None else load_pos_tagger()
 
     def _check_constraint(self, transformed_text, reference_text):
@@ -46,7 +52,8 @@ class WordNetSynonym(Constraint):
         pos = WORDNET_POS.get((self.tagger.tags(reference_text)[i] or "")[:2])
         if pos is None:
             return False
-        return shared_sense(lemmas_of(old, pos), lemmas_of(new, pos), pos, self.max_sense) is not None
+        old_lemmas, new_lemmas = lemmas_of(old, pos), lemmas_of(new, pos)
+        return shared_sense(old_lemmas, new_lemmas, pos, self.max_sense, self.max_sense_new) is not None
 
     def extra_repr_keys(self):
-        return ["max_sense"]
+        return ["max_sense", "max_sense_new"]

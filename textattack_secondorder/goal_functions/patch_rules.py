@@ -5,39 +5,41 @@ A second-order finding says "``x̃0`` and ``x̃0 ⊕ p`` get different labels"; 
 (``p1`` occurring once, ``p2`` a listed synonym absent from it), a rule keeps the swaps it accepts
 *in that sentence*; the paper's single-word rule then chooses among those (the accepted pair the
 model reacts to most). Each rule is an ordered list of TextAttack constraints on ``x ⊕ p`` against
-``x`` (``textattack_secondorder.constraints``):
+``x`` (``textattack_secondorder.constraints``), cheapest first:
 
 * ``"in-context"`` (default): :class:`PatchPartOfSpeech` (``p1`` a content word, not beside a name;
-  ``p2`` an English word that carries ``p1``'s tag in the sentence), :class:`WordNetSynonym` (``p2``
-  shares one of ``p1``'s first two WordNet senses for that part of speech) and :class:`MaskedLMFit`
-  (the masked LM finds ``p2`` at most 3 nats less likely than ``p1`` in the slot).
+  ``p2`` an English word with ``p1``'s tag in the sentence), :class:`WordNetSynonym` (``p2`` shares
+  ``p1``'s first WordNet sense for that part of speech, and it is ``p2``'s first sense too) and
+  :class:`CausalLMFit` (the causal LM finds ``x ⊕ p`` at most 3 nats less likely than ``x``).
 * ``"authors-code"``: what Zhang et al.'s released code adds to the paper — discard a swap that lowers
   the masked-LM pseudo-log-likelihood of the sentence by more than 1.5 (:class:`PseudoLogLikelihoodDrop`).
 * ``"paper"``: the paper's text, every candidate pair (no check).
 
 The goal function also checks the chosen pair in each vulnerable example it reports (the
 neighbourhood may have changed the words around ``p1``): a candidate whose patched twin the rule
-refuses is not reported as vulnerable.
+refuses is not reported as vulnerable. Blind reads of the pairs each rule chooses, and what each
+check was measured to add, are in docs/methods.md §1.2.
 """
 
 import logging
 
-from ..constraints import MaskedLMFit, PatchPartOfSpeech, PseudoLogLikelihoodDrop, WordNetSynonym
+from ..constraints import CausalLMFit, PatchPartOfSpeech, PseudoLogLikelihoodDrop, WordNetSynonym
 from ..resources import load_word_proposer, word_proposer
 
 logger = logging.getLogger(__name__)
 
 PATCH_RULES = {
-    "in-context": "part of speech and inflection kept, a WordNet synonym of p1's usual sense, the masked LM's fit",
+    "in-context": "part of speech and inflection kept, p1's and p2's first WordNet sense, the causal LM's fit",
     "authors-code": "the authors' code: masked-LM pseudo-log-likelihood drop <= 1.5",
     "paper": "the paper's text: every listed synonym",
 }
 DEFAULT_PATCH_RULE = "in-context"
 NO_PAIR_KEPT = "no patch pair keeps the meaning here"
 
-# in-context rule settings (measured on MR training sentences, docs/methods.md §1.2)
-WORDNET_SENSES = 2
-MASKED_LM_MAX_DROP = 3.0
+# in-context rule settings (chosen on MR training sentences by blind reads, docs/methods.md §1.2)
+WORDNET_SENSES = 1  # p1's first sense ...
+WORDNET_SENSES_NEW = 1  # ... which is p2's first sense too
+CAUSAL_LM_MAX_DROP = 3.0  # nats of log P(sentence)
 AUTHORS_PLL_MAX_DROP = 1.5  # Zhang et al.'s released code
 CHUNK = 32  # candidates checked per round, best first (most inputs are decided in the first round)
 
@@ -94,19 +96,21 @@ class PatchRule:
 
 
 def _scorer(masked_lm):
-    """The masked LM the rule scores with: the neighbourhood's proposer when it scores words, else the
-    masked-LM slot's default (said in the log: a user's own proposer, or Gemma, proposes but does not score)."""
+    """The masked LM the authors' rule scores with: the neighbourhood's proposer when it scores sentences,
+    else the masked-LM slot's default (said in the log: a user's own proposer, or Gemma, does not)."""
     proposer = word_proposer(masked_lm)
-    if getattr(proposer, "scores_words", False):
+    if getattr(proposer, "scores_sentences", False):
         return proposer
     scorer = load_word_proposer()
-    logger.warning("patch rule: %r does not score words; the rule scores with %r", proposer, scorer)
+    logger.warning("patch rule: %r does not score sentences; the rule scores with %r", proposer, scorer)
     return scorer
 
 
-def build_patch_rule(name=DEFAULT_PATCH_RULE, masked_lm=None, tagger=None):
-    """The patch rule called ``name``; ``masked_lm``: the proposer the attack's neighbourhood uses
-    (shared, so the masked LM is loaded once), or a name of the masked-LM slot, or None (its default)."""
+def build_patch_rule(name=DEFAULT_PATCH_RULE, masked_lm=None, causal_lm=None, device=None, tagger=None):
+    """The patch rule called ``name``. ``masked_lm``: the proposer the attack's neighbourhood uses (shared, so
+    the masked LM is loaded once), a name of the masked-LM slot or None (its default); ``causal_lm``: a scorer
+    or a name of the causal-LM slot (None: its default; GPT-2 online, Gemma-3-270M offline), loaded on
+    ``device``; ``tagger``: the part-of-speech tagger (None: the ``pos_tagger`` slot)."""
     check_patch_rule(name)
     if name == "paper":
         return PatchRule(name)
@@ -116,7 +120,7 @@ def build_patch_rule(name=DEFAULT_PATCH_RULE, masked_lm=None, tagger=None):
         name,
         [
             PatchPartOfSpeech(tagger=tagger),
-            WordNetSynonym(max_sense=WORDNET_SENSES, tagger=tagger),
-            MaskedLMFit(_scorer(masked_lm), max_drop=MASKED_LM_MAX_DROP),
+            WordNetSynonym(max_sense=WORDNET_SENSES, max_sense_new=WORDNET_SENSES_NEW, tagger=tagger),
+            CausalLMFit(causal_lm, max_log_prob_diff=CAUSAL_LM_MAX_DROP, device=device),
         ],
     )

@@ -14,7 +14,7 @@ logger = logging.getLogger(__name__)
 
 
 class CausalLMScorer:
-    """Per-text perplexity ``exp(mean token NLL)`` under a causal LM.
+    """Per-text perplexity ``exp(mean token NLL)`` and log-likelihood under a causal LM.
 
     Every token is scored given a beginning-of-text token (the model's BOS, or
     GPT-2's ``<|endoftext|>``), so the first word counts too. Batches are padded
@@ -34,8 +34,9 @@ class CausalLMScorer:
         ids = self.tokenizer(text, add_special_tokens=False)["input_ids"][: self.max_length - 1]
         return [self.bos] + ids
 
-    def perplexity(self, texts):
-        out = np.full(len(texts), np.nan)
+    def _nll(self, texts):
+        """``(sum of token NLLs, token count)`` of each text (BOS-conditioned; NaN count 0 for an empty text)."""
+        total, count = np.zeros(len(texts)), np.zeros(len(texts), dtype=int)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for s in range(0, len(order), self.batch_size):
             idx = order[s : s + self.batch_size]
@@ -50,8 +51,16 @@ class CausalLMScorer:
             with torch.no_grad():
                 logits = self.model(input_ids=ids, attention_mask=mask).logits[:, :-1].float()
             nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), ids[:, 1:], reduction="none") * mask[:, 1:]
-            counts = mask[:, 1:].sum(1).clamp(min=1)
-            ppl = torch.exp(nll.sum(1) / counts).cpu().numpy()
+            sums, counts = nll.sum(1).cpu().numpy(), mask[:, 1:].sum(1).cpu().numpy()
             for r, i in enumerate(idx):
-                out[i] = ppl[r] if len(seqs[r]) > 1 else np.nan
-        return out
+                total[i], count[i] = sums[r], counts[r]
+        return total, count
+
+    def perplexity(self, texts):
+        total, count = self._nll(texts)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(count > 0, np.exp(total / np.maximum(count, 1)), np.nan)
+
+    def log_likelihood(self, texts):
+        """``log P(text)``: the sum of the tokens' log-probabilities, each given the ones before it and BOS."""
+        return -self._nll(texts)[0]

@@ -28,15 +28,19 @@ def wordnet_senses():
     return [frozenset(s) for s in table["synsets"]], table["lemmas"]
 
 
-def shared_sense(lemmas1, lemmas2, pos, max_sense):
+def shared_sense(lemmas1, lemmas2, pos, max_sense, max_sense_other=None):
     """The first sense (0-based) among the first ``max_sense`` WordNet senses of any of ``lemmas1`` in
-    part of speech ``pos`` whose synset also holds one of ``lemmas2``; ``None`` when there is none."""
+    part of speech ``pos`` whose synset also holds one of ``lemmas2`` — and, with ``max_sense_other``,
+    is also among the first ``max_sense_other`` senses of one of ``lemmas2``; ``None`` when there is none."""
     synsets, lemmas = wordnet_senses()
     table = lemmas.get(pos, {})
+    allowed = None
+    if max_sense_other is not None:
+        allowed = {k for lemma in lemmas2 for k in table.get(lemma, ())[:max_sense_other] if k >= 0}
     best = None
     for lemma in lemmas1:
         for rank, k in enumerate(table.get(lemma, ())[:max_sense]):
-            if k >= 0 and not synsets[k].isdisjoint(lemmas2):
+            if k >= 0 and not synsets[k].isdisjoint(lemmas2) and (allowed is None or k in allowed):
                 best = rank if best is None else min(best, rank)
                 break
     return best

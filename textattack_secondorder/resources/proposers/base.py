@@ -102,23 +102,9 @@ class WordProposer:
         """
         raise NotImplementedError
 
-    #: True when the proposer also scores given words in context (:meth:`score_words`) and whole
-    #: sentences (:meth:`pseudo_log_likelihood`): the masked LMs do, the causal-LM proposer does not.
-    scores_words = False
-
-    def score_words(self, sentences, positions, candidates):
-        """Log-probability of each candidate word in the slot of word ``i`` (docs/methods.md §1.2).
-
-        Args:
-            sentences: list of sentences, each a list of words.
-            positions: one word index per sentence.
-            candidates: per sentence, the words to score in that slot.
-
-        Returns:
-            ``out[s][k]``: ``log P(candidates[s][k] | sentence s without word i)`` — the word's
-            pieces go into as many masks, all masked at once, and their log-probabilities add.
-        """
-        raise NotImplementedError(f"the {self.name} proposer does not score words; use a masked LM")
+    #: True when the proposer also scores whole sentences (:meth:`pseudo_log_likelihood`): the masked
+    #: LMs do, the causal-LM proposer does not.
+    scores_sentences = False
 
     def pseudo_log_likelihood(self, sentences):
         """Pseudo-log-likelihood of each sentence (a list of words): every token masked in turn,
@@ -205,92 +191,32 @@ class TokenNormalizer:
 
 
 class MaskedScoring:
-    """:meth:`WordProposer.score_words` and :meth:`WordProposer.pseudo_log_likelihood` for a masked LM.
+    """:meth:`WordProposer.pseudo_log_likelihood` for a masked LM.
 
     A subclass provides ``mask_id``, ``max_tokens``, ``_special_ids`` (ids never scored),
     ``_text(words)`` (the words as the model reads them), ``_encode(texts)`` (id lists with the
-    special tokens), ``_piece_variants(word, words, i)`` (the id lists word ``i`` may be written as: one,
-    or its case variants for a cased model reading lower-cased text) and
-    ``_log_probs(ids_lists, positions)`` (log-softmax rows at the given positions of each input,
-    batched, padded to the longest).
+    special tokens) and ``_log_probs(ids_lists, positions)`` (log-softmax rows at the given positions
+    of each input, batched, padded to the longest).
     """
 
-    scores_words = True
-
-    def score_words(self, sentences, positions, candidates):
-        import torch
-
-        if not len(sentences) == len(positions) == len(candidates):
-            raise ValueError("sentences, positions and candidates must have the same length")
-        jobs = {}  # (sentence, piece count) -> masked input ids and the first mask's position
-        wanted = []  # (sentence, candidate index, variant pieces)
-        for s, (words, i, cands) in enumerate(zip(sentences, positions, candidates)):
-            if not 0 <= i < len(words):
-                raise IndexError(f"position {i} outside sentence {s} of {len(words)} words")
-            for k, w in enumerate(cands):
-                for pieces in self._piece_variants(w, words, i):
-                    jobs.setdefault((s, len(pieces)), None)
-                    wanted.append((s, k, pieces))
-        keys = list(jobs)
-        for (s, n), ids in zip(keys, self._masked_inputs([(sentences[s], positions[s], n) for s, n in keys])):
-            jobs[(s, n)] = ids
-        rows = self._rows([(ids, list(range(m, m + n))) for (_, n), (ids, m) in jobs.items()])
-        rows = dict(zip(keys, rows))
-        out = [[[] for _ in c] for c in candidates]
-        for s, k, pieces in wanted:
-            lp = rows[(s, len(pieces))]
-            out[s][k].append(lp[torch.arange(len(pieces)), torch.tensor(pieces)].sum())
-        return [[float(torch.logsumexp(torch.stack(v), 0)) for v in per] for per in out]
+    scores_sentences = True
 
     def pseudo_log_likelihood(self, sentences):
-        requests = []
-        for words in sentences:
+        masked, owner = [], []
+        totals = [0.0] * len(sentences)
+        for s, words in enumerate(sentences):
             ids = self._encode([self._text(words)])[0][: self.max_tokens]
-            todo = [t for t, x in enumerate(ids) if x not in self._special_ids]
-            requests.append((ids, todo))
-        out = []
-        for (ids, todo), rows in zip(requests, self._rows([(ids, todo) for ids, todo in requests], one_mask=True)):
-            out.append(float(sum(rows[k, ids[t]] for k, t in enumerate(todo))) if todo else 0.0)
-        return out
-
-    def _masked_inputs(self, requests):
-        """``(ids, m)`` for each ``(words, i, n)``: word ``i`` replaced by ``n`` masks starting at ``m``."""
-        texts = [masked_text(words, i, self.mask_token, self.max_words) for words, i, _ in requests]
-        texts = [self._masked_text_for(words, t) for (words, _, _), t in zip(requests, texts)]
-        out = []
-        for (_, _, n), ids in zip(requests, self._encode(texts)):
-            m = ids.index(self.mask_id)
-            ids = ids[:m] + [self.mask_id] * n + ids[m + 1 :]
-            if len(ids) > self.max_tokens:  # keep the specials and a window around the masks
-                keep = self.max_tokens - 2
-                lo = min(max(1, m - keep // 2), len(ids) - 1 - keep)
-                ids, m = [ids[0]] + ids[lo : lo + keep] + [ids[-1]], m - lo + 1
-            out.append((ids, m))
-        return out
-
-    def _masked_text_for(self, words, text):
-        return text
-
-    def _rows(self, requests, one_mask=False):
-        """Log-probability rows ``(len(positions), vocab)`` for each ``(ids, positions)``: all positions
-        masked at once, or (``one_mask``) one masked copy of ``ids`` per position."""
-        flat, where = [], []
-        for r, (ids, pos) in enumerate(requests):
-            if one_mask:
-                for p in pos:
-                    x = list(ids)
-                    x[p] = self.mask_id
-                    flat.append((x, [p]))
-                    where.append(r)
-            else:
-                flat.append((ids, pos))
-                where.append(r)
-        parts = [[] for _ in requests]
-        order = sorted(range(len(flat)), key=lambda k: -len(flat[k][0]))
+            for t, x in enumerate(ids):
+                if x not in self._special_ids:
+                    copy = list(ids)
+                    copy[t] = self.mask_id
+                    masked.append((copy, [t]))
+                    owner.append((s, x))
+        order = sorted(range(len(masked)), key=lambda k: -len(masked[k][0]))  # longest first: little padding
         for b in range(0, len(order), self.batch_size):
             chunk = order[b : b + self.batch_size]
-            for k, rows in zip(chunk, self._log_probs([flat[k][0] for k in chunk], [flat[k][1] for k in chunk])):
-                parts[where[k]].append((k, rows))
-        import torch
-
-        return [torch.cat([rows for _, rows in sorted(p, key=lambda t: t[0])]) for p in parts]
+            rows = self._log_probs([masked[k][0] for k in chunk], [masked[k][1] for k in chunk])
+            for k, lp in zip(chunk, rows):
+                s, x = owner[k]
+                totals[s] += float(lp[0, x])
+        return totals

@@ -339,8 +339,7 @@ class DistilBertOnnxProposer(MaskedScoring, WordProposer):
                     out[s][j] = [(words[i], v) for i, v in zip(ii, vi)]
         return out
 
-    # -- word and sentence scores (MaskedScoring) ------------------------------
-    mask_token = MASK
+    # -- sentence scores (MaskedScoring) ---------------------------------------
     max_tokens = MAX_TOKENS
 
     @property
@@ -355,20 +354,8 @@ class DistilBertOnnxProposer(MaskedScoring, WordProposer):
         text = " ".join(words)
         return capitalize_text(text) if self.is_lower(words) and self.casing == "capitalize" else text
 
-    def _masked_text_for(self, words, text):
-        return capitalize_text(text) if self.is_lower(words) and self.casing == "capitalize" else text
-
     def _encode(self, texts):
         return self.encoder.encode(texts)
-
-    def _piece_variants(self, word, words, i):
-        """The word as written in the sentence's case; in a lower-cased sentence also capitalised (the
-        proposals merge a word's case variants the same way)."""
-        from ...shared.text import match_case
-
-        forms = [word.lower(), word.lower().capitalize()] if self.is_lower(words) else [match_case(word, words[i])]
-        tok = self.encoder.tokenizer
-        return [tok.encode(f, add_special_tokens=False).ids for f in dict.fromkeys(forms)]
 
     def _log_probs(self, ids_lists, positions):
         import torch

@@ -103,11 +103,7 @@ class MaskedLMProposer(MaskedScoring, WordProposer):
         logits = self.model(input_ids=input_ids.to(self.device), attention_mask=attention_mask.to(self.device)).logits
         return logits[rows.to(logits.device), cols.to(logits.device)]
 
-    # -- word and sentence scores (MaskedScoring) ------------------------------
-    @property
-    def mask_token(self):
-        return self.tokenizer.mask_token
-
+    # -- sentence scores (MaskedScoring) ---------------------------------------
     @property
     def mask_id(self):
         return self.tokenizer.mask_token_id
@@ -125,11 +121,6 @@ class MaskedLMProposer(MaskedScoring, WordProposer):
 
     def _encode(self, texts):
         return self.tokenizer(list(texts), add_special_tokens=True)["input_ids"]
-
-    def _piece_variants(self, word, words, i):
-        from ...shared.text import match_case
-
-        return [self.tokenizer.encode(" " + match_case(word, words[i]), add_special_tokens=False)]
 
     def _log_probs(self, ids_lists, positions):
         import torch
