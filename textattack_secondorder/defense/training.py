@@ -83,6 +83,7 @@ def train_defense(
     vocabulary=None,
     history=None,
     gradient_candidates=None,
+    model_batch_size=256,
 ):
     """Fine-tune ``model_wrapper.model`` in place with SP-Defense (or ``rand``/``continue``); returns seconds spent.
 
@@ -92,6 +93,11 @@ def train_defense(
     ``history``: a list that receives the mean training loss of every 50 steps.
     ``gradient_candidates``: see :func:`~..augmentation.sp_defense.gradient_augment` (1 = the paper's rule;
     None = :func:`~..augmentation.sp_defense.default_gradient_candidates`).
+    ``device``: where the model, every batch and the gradients live (default: the model's device);
+    ``model_batch_size``: rows per forward pass of the K-candidate check.
+    The training set is tokenized once; every augmentation is then a token-id operation on the device
+    (:meth:`~..augmentation.sp_defense.SPDefenseAugmenter.augment_batch`), and the loss is read back
+    every 50 steps only, so a step waits for nothing but the model.
     """
     if defense not in TRAINING_MIXES:
         raise ValueError(f"defense must be one of {TRAINING_MIXES}")
@@ -99,7 +105,9 @@ def train_defense(
         raise ValueError(f"steps must be >= 1, got {steps}")
     if not train_examples:
         raise ValueError("no training examples")
-    clf = TokenClassifier.from_model_wrapper(model_wrapper, "SP-Defense training", device=device)
+    clf = TokenClassifier.from_model_wrapper(
+        model_wrapper, "SP-Defense training", device=device, batch_size=model_batch_size
+    )
     model = clf.model
     if special_words is None:
         special_words = special_word_table(train_examples)
