@@ -95,7 +95,7 @@ class SurfaceTable:
         as_is = tokenizer(self.words, add_special_tokens=False)["input_ids"] if self.words else []
         probe = self.words[:200]
         # a tokenizer that lower-cases gives every spelling the same ids: tokenize one
-        lowers = all(
+        lowers = not probe or all(
             tokenizer([spelled(w, case) for w in probe], add_special_tokens=False)["input_ids"] == as_is[: len(probe)]
             for case in (CAPITALISED, ALL_CAPS)
         )
