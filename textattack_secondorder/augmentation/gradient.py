@@ -15,6 +15,7 @@ sentence (one small copy per batch). Ties go to the first in the order (position
 entry; for K > 1 the order of increasing ``v``), as before this was batched.
 """
 
+import numpy as np
 import torch
 
 
@@ -23,7 +24,7 @@ def gradient_choice(clf, encoded, rows, labels, vocab_ids, table, candidates=1):
 
     Args:
         clf: the :class:`~..models.token_classifier.TokenClassifier` (its model as it is now).
-        encoded: :class:`~.token_edits.EncodedExamples`; ``rows`` (LongTensor) index it.
+        encoded: :class:`~.token_edits.EncodedExamples`; ``rows`` (a list or array on the host) index it.
         labels: LongTensor of the labels ``y`` of ``rows``.
         vocab_ids: LongTensor (V,) of the vocabulary the replacement comes from (on the device).
         table: :class:`~.token_edits.SurfaceTable` of the same vocabulary's words (for K > 1).
@@ -36,10 +37,12 @@ def gradient_choice(clf, encoded, rows, labels, vocab_ids, table, candidates=1):
     B = len(rows)
     word_index = torch.full((B,), -1, dtype=torch.long, device=device)
     vocab_index = torch.zeros((B,), dtype=torch.long, device=device)
-    keep = torch.as_tensor(encoded.num_words[rows.cpu().numpy()] > 0, device=device)
-    if not bool(keep.any()):
+    keep_host = encoded.num_words[np.asarray(rows, dtype=np.int64)] > 0  # texts with words (known on the host)
+    if not keep_host.any():
         return word_index, vocab_index
-    rows_k, labels_k = rows[keep], labels[keep]
+    keep = torch.as_tensor(keep_host, device=device)
+    rows_k = torch.as_tensor(np.asarray(rows, dtype=np.int64)[keep_host], device=device)
+    labels_k = labels[keep]
     ids, mask, word_of = encoded.words_only_inputs(rows_k)
     emb = model.get_input_embeddings()
     embeds = emb(ids).detach().requires_grad_(True)
@@ -66,9 +69,9 @@ def gradient_choice(clf, encoded, rows, labels, vocab_ids, table, candidates=1):
     v = g @ Ev.T
     v.sub_((g * cur).sum(1, keepdim=True)).add_(logp.detach()[at[:, 0], None])  # in place: same sums, no copies
     # a word is no substitute for itself: the vocabulary entry of the current token, if any, is +inf
-    column = _vocab_column(clf, vocab_ids)[ids[at[:, 0], at[:, 1]]]
+    column = _vocab_column(clf, vocab_ids)[ids[at[:, 0], at[:, 1]]][:, None]
     hit = column >= 0
-    v[hit.nonzero()[:, 0], column[hit]] = float("inf")
+    v.scatter_(1, column.clamp(min=0), torch.where(hit, float("inf"), v.gather(1, column.clamp(min=0))))
     k = 1 if candidates == 1 else min(int(candidates), L * V)
     # per position its k lowest, then per row the k lowest of those: the row's k lowest over (position, word)
     kk = min(k, V)

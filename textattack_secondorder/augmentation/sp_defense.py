@@ -193,7 +193,7 @@ def gradient_augment(clf, texts, labels, vocab=None, batch_size=32, candidates=1
     table = SurfaceTable(clf.tokenizer, vocab_words, clf.device) if candidates > 1 else None
     ids = torch.as_tensor(np.asarray(vocab_ids), dtype=torch.long, device=clf.device)
     for s in range(0, len(texts), batch_size):
-        rows = torch.arange(s, min(s + batch_size, len(texts)), device=clf.device)
+        rows = np.arange(s, min(s + batch_size, len(texts)))
         y = torch.tensor([0 if v is None else int(v) for v in labels[s : s + batch_size]], device=clf.device)
         word, vocab_index = gradient_choice(clf, encoded, rows, y, ids, table, candidates)
         for k, (i, w) in enumerate(zip(word.tolist(), vocab_index.tolist())):
@@ -372,11 +372,9 @@ class SPDefenseAugmenter:
         grad = [k for k, m in enumerate(modes) if m == "gradient" and not self._bad[rows[k]]]
         for s in range(0, len(grad), 32):  # the chunks of gradient_augment's default batch_size
             part = grad[s : s + 32]
-            r = rows_t[part]
             y = torch.tensor([self._labels[rows[k]] for k in part], device=device)
-            word, vocab_index = gradient_choice(
-                self.clf, enc, r, y, self._vocab_ids, self._gradient_table, self.gradient_candidates
-            )
+            vocab = (self._vocab_ids, self._gradient_table, self.gradient_candidates)
+            word, vocab_index = gradient_choice(self.clf, enc, [rows[k] for k in part], y, *vocab)
             edits.append((part, word, self._gradient_table, vocab_index))
         by_table = {}
         for k, m in enumerate(modes):
