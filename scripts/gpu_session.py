@@ -3,7 +3,8 @@
 Run by ``scripts/gpu_session.sh`` through the offline bundle's runner (so TextAttack and this package
 are importable and everything is offline). Every phase writes what it finished to ``$OUT`` at once, so
 a run stopped by its time limit still returns the phases before it; the whole run keeps to
-``SESSION_SECONDS`` (default 560) and stops its last jobs itself before then. At most 8 files go to
+``SESSION_SECONDS`` (default 565, counted from the start of gpu_session.sh, the bundle's install included)
+and stops its last jobs itself before then. At most 8 files go to
 ``$OUT``: summary.json (everything structured, updated after each phase and job), session.log (written
 by the .sh), gpu_tests.txt, table.md / table.json (the SP-Defense table, updated as jobs finish),
 results.tar.gz (κ files, defense.json of every model, job logs).
@@ -41,7 +42,7 @@ OUT = Path(os.environ.get("OUT") or "/tmp/gpu_session_out")
 WORK = Path(os.environ.get("WORK") or "/tmp/gpu_session_work")
 SIZE = os.environ.get("GPU_SESSION_SIZE", "full")
 DEVICE = os.environ.get("DEVICE", "cuda")
-START = time.time()
+START = float(os.environ.get("SESSION_START") or time.time())  # the .sh's start: the bundle install counts too
 
 SIZES = {
     "full": {
@@ -59,7 +60,7 @@ SIZES = {
         "guide_candidates": [1, 8, 32],
         "victim": None,
         "jobs": 7,
-        "seconds": 560,
+        "seconds": 565,
         "test_seconds": 150,
     },
     "tiny": {

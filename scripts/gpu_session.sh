@@ -7,7 +7,7 @@
 # from the checkout), then runs scripts/gpu_session.py through the bundle's runner: the gpu tests, speed,
 # and SP-Defense on mr-minilm with seeds. Results go to $OUT as each piece finishes (summary.json,
 # session.log, gpu_tests.txt, table.md, table.json, results.tar.gz). The run stops itself before
-# SESSION_SECONDS (default 560).
+# SESSION_SECONDS (default 565, from this script's start).
 #
 # Before the session, on a machine with a network (carry the folder .gpu; see README "Offline GPU node"):
 #   PROJECT=0 MR_CSV=~/.cache/textattack/secondorder/corpora/mr-pang-lee2.csv PYTHON=.venv/bin/python \
@@ -16,6 +16,7 @@
 #   GPU_SESSION_SIZE=tiny DEVICE=cpu PYTHON=/path/to/python OUT=/tmp/out bash scripts/gpu_session.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
+export SESSION_START=${SESSION_START:-$(date +%s)}
 export OUT=${OUT:-/tmp/gpu_session_out}
 export WORK=${WORK:-/tmp/gpu_session_work}
 export TA_SO_CACHE_DIR=${TA_SO_CACHE_DIR:-$WORK-cache/secondorder}
