@@ -31,6 +31,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 BUNDLE = Path(__file__).resolve().parent
@@ -86,7 +87,10 @@ def install(target, verbose=True, project=None):
             print(f"[bundle] building and installing {project} into {target}", flush=True)
         links = ["--no-index", "--find-links", str(BUNDLE / "wheels")]  # setuptools for the build, offline
         cmd = [sys.executable, "-m", "pip", "install", "--no-deps", "--quiet", "--upgrade", "--target", str(target)]
-        subprocess.run(cmd + links + [str(project)], check=True)
+        with tempfile.TemporaryDirectory() as tmp:  # built from a copy: no build/ left in (or taken from) the checkout
+            skip = shutil.ignore_patterns(".*", "build", "dist", "*.egg-info", "__pycache__", "results", "tests")
+            shutil.copytree(project, Path(tmp) / "src", ignore=skip)
+            subprocess.run(cmd + links + [str(Path(tmp) / "src")], check=True)
 
 
 def environment(target, boot, args):
