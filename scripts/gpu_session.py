@@ -24,7 +24,9 @@ Phases:
 
 Sizes: ``GPU_SESSION_SIZE=full`` (default: the issue's sizes) or ``tiny`` (a few sentences and steps: the
 same path on a CPU in minutes, to check the script). ``DEVICE`` (default cuda), ``JOBS``, ``SEEDS``,
-``STEPS``, ``SESSION_SECONDS`` override.
+``STEPS``, ``SESSION_SECONDS`` override; ``PHASES`` (default "tests speed table") picks phases, e.g. a
+second session for the seeds a first one did not reach: ``PHASES=table SEEDS="1 2"`` (the vanilla row and
+the Eq. 5 guide are repeated: they take a minute).
 """
 
 import json
@@ -350,12 +352,16 @@ def main():
         shutil.rmtree(WORK)
     WORK.mkdir(parents=True, exist_ok=True)
     save_summary()
+    phases = os.environ.get("PHASES", "tests speed table").split()  # the victim is always trained
     phase("env")(env_phase)
-    phase("tests")(tests_phase)
+    if "tests" in phases:
+        phase("tests")(tests_phase)
     victim = phase("victim")(victim_phase)
     if victim["ok"]:
-        phase("speed")(speed_phase)
-        phase("table")(table_phase)
+        if "speed" in phases:
+            phase("speed")(speed_phase)
+        if "table" in phases:
+            phase("table")(table_phase)
     pack()
     save_summary()
     log(f"done in {time.time() - START:.0f} s; outputs in {OUT}")
