@@ -14,23 +14,14 @@ import pytest
 import torch
 
 from conftest import tiny_word_cnn, write_tiny_bert
+from test_sp_defense_parts import BERT_VOCAB as VOCAB  # the part-by-part tests' tiny vocabulary and sentences
+from test_sp_defense_parts import DATA, WORDS
 
 # TA_SO_GPU_TEST_DEVICE=cpu runs the same tests on the CPU (a dry run of the tests themselves)
 GPU = os.environ.get("TA_SO_GPU_TEST_DEVICE", "cuda")
 pytestmark = [
     pytest.mark.gpu,
     pytest.mark.skipif(GPU.startswith("cuda") and not torch.cuda.is_available(), reason="needs a CUDA device"),
-]
-
-WORDS = ["good", "bad", "film", "movie", "plot", "great", "dull", "fine", "awful", "story", "the", "a", "is", "was"]
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS + ["an", "acting", ","]
-DATA = [
-    ("the film was good", 1),
-    ("a great story", 1),
-    ("the plot is dull", 0),
-    ("an awful movie", 0),
-    ("good acting , fine plot", 1),
-    ("bad bad film", 0),
 ]
 
 

@@ -13,6 +13,8 @@ import torch
 
 from conftest import Wrapper, bert_tokenizer, tiny_word_cnn
 from sp_defense_reference import reference_batches
+from test_sp_defense_parts import DATA as PARTS_DATA  # the part-by-part tests' sentences, and more below
+from test_sp_defense_parts import WORDS as PARTS_WORDS
 from textattack_secondorder.augmentation.token_edits import (
     ALL_CAPS,
     AS_IS,
@@ -25,15 +27,8 @@ from textattack_secondorder.augmentation.token_edits import (
 from textattack_secondorder.defense.training import train_defense
 from textattack_secondorder.models.token_classifier import TokenClassifier
 
-WORDS = ["good", "bad", "film", "movie", "plot", "great", "dull", "fine", "awful", "story", "the", "a", "is", "was"]
-WORDS += ["kuh", "nuh", "and", "don", "t", "miss", "it"]
-DATA = [
-    ("the film was good", 1),
-    ("a great story", 1),
-    ("the plot is dull", 0),
-    ("an awful movie", 0),
-    ("good acting , fine plot", 1),
-    ("bad bad film", 0),
+WORDS = PARTS_WORDS + ["and", "don", "t", "miss", "it"]
+DATA = PARTS_DATA + [
     ("The Movie was GREAT, don't miss it!", 1),
     ("a ™film is good", 1),  # BERT reads "™film" as one unknown token: the word "film" is not separable
     (" ".join(["the good film , and"] * 30), 1),  # longer than max_length: truncated
