@@ -368,7 +368,7 @@ class SPDefenseAugmenter:
         enc, device = self.encoded, self.clf.device
         rows_t = torch.as_tensor(rows, dtype=torch.long, device=device)
         content, lengths = enc.content[rows_t], enc.content_lengths[rows_t]
-        edits = []  # (batch positions, word index, table, surface index, applies) per kind of edit
+        edits = []  # (batch positions, word index (-1: none), surface table, surface index) per kind of edit
         grad = [k for k, m in enumerate(modes) if m == "gradient" and not self._bad[rows[k]]]
         for s in range(0, len(grad), 32):  # the chunks of gradient_augment's default batch_size
             part = grad[s : s + 32]

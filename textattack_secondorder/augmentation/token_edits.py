@@ -259,6 +259,9 @@ class EncodedExamples:
         redo = []
         for k in odd:
             at = AttackedText(self.texts[rows_l[k]])
+            if wi_l[k] >= len(at.words) or not table.words:  # nothing to write (the caller drops such a row)
+                redo.append(content[k, : int(lengths[k])].tolist())
+                continue
             text = at.replace_word_at_index(wi_l[k], match_case(table.words[si_l[k]], at.words[wi_l[k]])).text
             redo.append(self.clf.tokenizer(text, add_special_tokens=False)["input_ids"])
         width = max(content.shape[1], max(len(r) for r in redo))
