@@ -99,6 +99,19 @@ def parse_args(argv=None):
     )
     ap.add_argument("--dataset", default="mr", help="training/test data of the victims ('mr' or a CSV)")
     ap.add_argument("--device", default=None)
+    ap.add_argument(
+        "--model-batch-size",
+        type=int,
+        default=None,
+        help="rows per forward pass of defend's K-candidate check and of flip capability (the commands' default: 64)",
+    )
+    ap.add_argument(
+        "--rho-star-vocab-from",
+        default=None,
+        metavar="DATASET",
+        help="also ρ* over the vocabulary entries that occur in DATASET's training sentences (e.g. mr; column "
+        "rho_star_words): the first --vocab-limit entries of a transformer hold single characters and other scripts",
+    )
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--workdir", default=None, help="where defended models and κ files go (default: a temp dir)")
     ap.add_argument("--out", default=None)
@@ -144,14 +157,15 @@ def table(rows):
     groups = {}
     for r in rows:
         groups.setdefault((r["victim"], r["model"], r["steps"]), []).append(r)
+    metrics = METRICS + tuple(k for k in ("rho_star_words",) if any(r.get(k) is not None for r in rows))
     lines = [
-        "| victim | model | steps | seeds | " + " | ".join(METRICS) + " | train s |",
-        "|---|---|---|---|" + "---|" * (len(METRICS) + 1),
+        "| victim | model | steps | seeds | " + " | ".join(metrics) + " | train s |",
+        "|---|---|---|---|" + "---|" * (len(metrics) + 1),
     ]
     for (victim, model, steps), rs in groups.items():
         cells = []
-        for k in METRICS:
-            m, h = mean_ci([r[k] for r in rs])
+        for k in metrics:
+            m, h = mean_ci([r.get(k) for r in rs])
             cells.append("n/a" if m is None else f"{m:.1f} ± {h:.1f}" if len(rs) > 1 else f"{m:.1f}")
         secs = statistics.fmean(r["train_seconds"] for r in rs)
         lines.append(f"| {victim} | {model} | {steps} | {len(rs)} | " + " | ".join(cells) + f" | {secs:.0f} |")
@@ -227,12 +241,26 @@ def evaluate(model_spec, args, work, attack_set, test):
         common += ["--vocab-limit", str(args.vocab_limit)]
     if args.device:
         common += ["--device", args.device]
+    if args.model_batch_size:
+        common += ["--model-batch-size", str(args.model_batch_size)]
     kappa = {}
     for split in ("train", "test"):
         kappa[split] = work / f"kappa_{split}.json"
         run_cli(["flip-capability", "--model", model_spec, "--split", split, "--out", str(kappa[split])] + common)
     rho = FlipCapabilityResult.load(kappa["train"]).rho
     rho_star = FlipCapabilityResult.load(kappa["test"]).rho
+    errors = {}  # standard errors over the sentences (docs/methods.md §2.1)
+    for name, split in (("rho", "train"), ("rho_star", "test")):
+        se = FlipCapabilityResult.load(kappa[split]).metric.rho_standard_error
+        errors[f"{name}_se"] = None if se is None else round(100 * se, 2)
+    if args.rho_star_vocab_from:
+        kappa["test_words"] = work / "kappa_test_words.json"
+        words = ["--vocab-from", args.rho_star_vocab_from, "--out", str(kappa["test_words"])]
+        run_cli(["flip-capability", "--model", model_spec, "--split", "test"] + common + words)
+        result = FlipCapabilityResult.load(kappa["test_words"])
+        errors["rho_star_words"] = round(100 * result.rho, 2)
+        se = result.metric.rho_standard_error
+        errors["rho_star_words_se"] = None if se is None else round(100 * se, 2)
     # SP-Attack's κ for THIS model, from more sentences than ρ needs (from 40 it is mostly zeros and
     # SP-Attack's ASR moved by 40 points between seeds of one defense). From its training sentences κ says
     # which words flip sentences the model was fine-tuned on: for a defended model that is optimistic and a
@@ -291,6 +319,7 @@ def evaluate(model_spec, args, work, attack_set, test):
         "sp_attack_ASR": sp_asr,
         "textfooler_ASR": tf_asr,
         "textfooler_ASR1": tf_asr1,
+        **errors,
     }
 
 
@@ -309,6 +338,7 @@ def main(argv=None):
     attack_set = random.Random(12345).sample(test, min(args.attack_examples, len(test)))  # same for every model
     out = Path(args.out)
     keep = ("models", "seeds", "steps", "victims", "out", "threads", "workdir", "device", "paper_scale")
+    keep += ("model_batch_size",)
     settings = {k: v for k, v in vars(args).items() if k not in keep}
     old = json.loads(out.read_text()) if out.exists() else {}
     rows = old.get("rows", []) if old.get("settings") == settings else []
@@ -359,6 +389,7 @@ def main(argv=None):
                     cmd += {"freeze": ["--freeze-embeddings"], "train": ["--train-embeddings"]}.get(args.embeddings, [])
                     cmd += ["--gradient-candidates", str(candidates)] if model == "sp-defense" else []
                     cmd += ["--device", args.device] if args.device else []
+                    cmd += ["--model-batch-size", str(args.model_batch_size)] if args.model_batch_size else []
                     if not finished_model(work / "model", victim, model, steps, seed, args, candidates):
                         shutil.rmtree(work / "model", ignore_errors=True)
                         run_cli(cmd)

@@ -25,6 +25,7 @@ def main(argv=None):
     ap.add_argument("--sentences", type=int, default=300)
     ap.add_argument("--candidates", type=int, nargs="+", default=[1, 8, 32, 128])
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--device", default=None, help="where the model runs (default: TextAttack's rule)")
     ap.add_argument("--out", default=str(RESULTS / "sp_defense_gradient_choice.json"))
     args = ap.parse_args(argv)
 
@@ -42,7 +43,7 @@ def main(argv=None):
     from textattack_secondorder.shared.files import atomic_write_text
 
     torch.set_num_threads(args.threads)
-    clf = TokenClassifier.from_model_wrapper(load_model_wrapper(args.model))
+    clf = TokenClassifier.from_model_wrapper(load_model_wrapper(args.model, args.device), device=args.device)
     vocab = augmentation_vocabulary(clf, load_examples("mr", "train"))
     test = load_examples("mr", "test")[: args.sentences]
     texts, y = [t for t, _ in test], np.array([label for _, label in test])

@@ -13,6 +13,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
+_CALLER_CACHE = os.environ.get("TA_CACHE_DIR")
 _CACHE = tempfile.mkdtemp(prefix="ta-so-tests-")
 OFFLINE = {
     "HF_HUB_OFFLINE": "1",
@@ -25,6 +26,12 @@ OFFLINE = {
     "WANDB_DISABLED": "true",
 }
 os.environ.update(OFFLINE)
+# Where the caller's TextAttack cache says TextAttack's first-import step (six NLTK downloads) is done, as the
+# offline bundle's runner marks it on a node without a network (the downloads could stall there), so is the
+# tests' cache.
+if _CALLER_CACHE and os.path.exists(os.path.join(_CALLER_CACHE, "post_install_check_3")):
+    os.makedirs(OFFLINE["TA_CACHE_DIR"], exist_ok=True)
+    open(os.path.join(OFFLINE["TA_CACHE_DIR"], "post_install_check_3"), "w").close()
 
 
 def offline_env(**extra):

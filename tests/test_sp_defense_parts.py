@@ -211,14 +211,14 @@ def test_batch_recipe_half_gradient_rest_original_random_special():
 
 def test_training_uses_the_batch_recipe_and_the_model_being_trained(word_cnn, monkeypatch):
     recorded = []
-    real = SPDefenseAugmenter.augment_examples
+    real = SPDefenseAugmenter.augment_batch
 
-    def spy(self, examples, modes=None):
+    def spy(self, rows, modes):
         recorded.append((list(modes), self.clf.model is word_cnn.model))
         assert "kuh" not in self.vocabulary and "kuh" not in self.vocab[1]  # training words only
-        return real(self, examples, modes)
+        return real(self, rows, modes)
 
-    monkeypatch.setattr(SPDefenseAugmenter, "augment_examples", spy)
+    monkeypatch.setattr(SPDefenseAugmenter, "augment_batch", spy)
     train_defense(word_cnn, DATA * 5, steps=3, batch_size=8, progress=False)
     assert len(recorded) == 3
     for modes, same_model in recorded:

@@ -54,6 +54,8 @@ from ..resources import load_synonyms
 from ..shared.files import atomic_write_text
 from ..shared.inputs import bad_text_reason
 from ..shared.text import match_case
+from .gradient import gradient_choice
+from .token_edits import EncodedExamples, SurfaceTable
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +100,38 @@ def load_special_words(path):
 
 
 # ----------------------------------------------------------------------------- one-word edits
+# Each augmentation is decided first — which word, which replacement, with the same random draws
+# whatever the output — and then applied: to a text (``_replace``) or to token ids (``token_edits``).
+def random_choice(words, vocabulary, rng):
+    """``(word index, vocabulary index)`` of a random substitution of one of ``words``, or None."""
+    if not words:
+        return None
+    i = rng.randrange(len(words))
+    for _ in range(20):
+        k = rng.randrange(len(vocabulary))  # the draw of rng.choice(vocabulary)
+        if vocabulary[k].lower() != words[i].lower():
+            return i, k
+    return None
+
+
+def special_choice(words, special, rng):
+    """``(word index, index into special)`` of a special-word substitution of one of ``words``, or None."""
+    if not words or not special:
+        return None
+    i = rng.randrange(len(words))
+    current = words[i].lower()
+    keep = [k for k, w in enumerate(special) if w != current] if current in special else None
+    n = len(special) if keep is None else len(keep)
+    if not n:
+        return None
+    j = rng.randrange(n)  # the draw of rng.choice(candidates)
+    return i, (j if keep is None else keep[j])
+
+
+def _special_for(table, label):
+    return table.get(label) or table.get(str(label)) or []
+
+
 def _replace(text_or_at, index, word):
     at = text_or_at if isinstance(text_or_at, AttackedText) else AttackedText(text_or_at)
     return at.replace_word_at_index(index, match_case(word, at.words[index])).text
@@ -106,25 +140,16 @@ def _replace(text_or_at, index, word):
 def random_augment(text, vocabulary, rng):
     """Replace one random word by a random vocabulary word (different from it)."""
     at = AttackedText(text)
-    if not at.words:
-        return text
-    i = rng.randrange(len(at.words))
-    for _ in range(20):
-        w = rng.choice(vocabulary)
-        if w.lower() != at.words[i].lower():
-            return _replace(at, i, w)
-    return text
+    choice = random_choice(at.words, vocabulary, rng)
+    return text if choice is None else _replace(at, choice[0], vocabulary[choice[1]])
 
 
 def special_augment(text, label, table, rng):
     """Replace a random position by a random word of T(label)."""
     at = AttackedText(text)
-    words = table.get(label) or table.get(str(label)) or []
-    if not at.words or not words:
-        return text
-    i = rng.randrange(len(at.words))
-    cands = [w for w in words if w != at.words[i].lower()]
-    return _replace(at, i, rng.choice(cands)) if cands else text
+    words = _special_for(table, label)
+    choice = special_choice(at.words, words, rng)
+    return text if choice is None else _replace(at, choice[0], words[choice[1]])
 
 
 # Checked gradient candidates on the word models: 32 (docs/methods.md §2.4, item 7 and the tables).
@@ -149,80 +174,31 @@ def gradient_augment(clf, texts, labels, vocab=None, batch_size=32, candidates=1
 
     ``clf``: a :class:`~textattack_secondorder.models.token_classifier.TokenClassifier`.
     ``candidates``: 1 (default) applies the Eq. 5 minimum, as the paper does. K > 1 checks the K
-    substitutions with the lowest ``v`` with one more forward pass each and applies the one whose
+    substitutions with the lowest ``v`` with one batched forward pass and applies the one whose
     actual ``log f(y|x')`` is lowest (docs/methods.md §2.4: on the demo word CNN the first-order
     minimum flips 53 % of the sentences it is applied to, the best of 32 checked ones 82 %).
-    Returns the augmented texts (a text with no substitutable word is returned unchanged).
+    The choice is made on token ids (:func:`~.gradient.gradient_choice`); only the chosen substitution
+    is written as text. Returns the augmented texts (a text with no substitutable word is returned
+    unchanged).
     """
     candidates = int(candidates)
     if candidates < 1:
         raise ValueError(f"candidates must be >= 1, got {candidates}")
     vocab_ids, vocab_words = vocab if vocab is not None else clf.vocabulary()
-    E = clf.embedding_matrix().to(clf.device)
-    Ev = E[torch.as_tensor(vocab_ids, device=clf.device)]
-    emb = clf.model.get_input_embeddings()
+    texts = list(texts)
     out = list(texts)
+    if not texts:
+        return out
+    encoded = EncodedExamples(clf, texts)
+    table = SurfaceTable(clf.tokenizer, vocab_words, clf.device) if candidates > 1 else None
+    ids = torch.as_tensor(np.asarray(vocab_ids), dtype=torch.long, device=clf.device)
     for s in range(0, len(texts), batch_size):
-        pending = {}
-        ats = [AttackedText(t) for t in texts[s : s + batch_size]]
-        keep = [k for k, at in enumerate(ats) if at.words]
-        if not keep:
-            continue
-        enc = clf.tokenizer(
-            [ats[k].words for k in keep],
-            is_split_into_words=True,
-            padding=True,
-            truncation=True,
-            max_length=clf.max_length,
-            return_tensors="pt",
-        )
-        ids = enc["input_ids"].to(clf.device)
-        mask = enc["attention_mask"].to(clf.device)
-        embeds = emb(ids).detach().requires_grad_(True)
-        was_training = clf.model.training
-        clf.model.eval()
-        logits = clf.model(inputs_embeds=embeds, attention_mask=mask).logits
-        y = torch.tensor([int(labels[s + k]) for k in keep], device=clf.device)
-        logp = torch.log_softmax(logits.float(), -1).gather(1, y[:, None])[:, 0]
-        (grad,) = torch.autograd.grad(logp.sum(), embeds)
-        clf.model.train(was_training)
-        for row, k in enumerate(keep):
-            word_ids = enc.word_ids(row)
-            n_tokens = Counter(w for w in word_ids if w is not None)
-            # token positions that are a whole word on their own
-            pos = [
-                p
-                for p, w in enumerate(word_ids)
-                if w is not None and n_tokens[w] == 1 and int(ids[row, p]) not in clf.special_ids
-            ]
-            if not pos:
-                continue
-            g = grad[row, pos]  # (l, d)
-            cur = embeds[row, pos].detach()  # (l, d)
-            # v[i, w] = <g_i, e_w - e_{x_i}> + log f(y|x)
-            v = g @ Ev.T - (g * cur).sum(1, keepdim=True) + logp[row].detach()
-            same = torch.as_tensor(vocab_ids, device=clf.device)[None, :] == ids[row, pos][:, None]
-            v = v.masked_fill(same, float("inf"))
-            if candidates == 1:
-                flats = [int(torch.argmin(v))]
-            else:
-                flats = torch.topk(v.view(-1), min(candidates, v.numel()), largest=False).indices.tolist()
-            flats = [f for f in flats if math.isfinite(float(v.view(-1)[f]))]
-            if not flats:
-                continue
-            subs = [divmod(f, v.shape[1]) for f in flats]
-            pending[s + k] = [_replace(ats[k], word_ids[pos[i]], vocab_words[w]) for i, w in subs]
-        if candidates > 1 and pending:  # the K first-order candidates, checked by their real f(y|x')
-            flat = [t for rewrites in pending.values() for t in rewrites]
-            probs = clf.predict_texts(flat)  # one batched forward pass (eval mode)
-            clf.model.train(was_training)
-            start = 0
-            for j, rewrites in pending.items():
-                p_y = probs[start : start + len(rewrites), int(labels[j])]
-                pending[j] = [rewrites[int(np.argmin(p_y))]]
-                start += len(rewrites)
-        for j, rewrites in pending.items():
-            out[j] = rewrites[0]
+        rows = np.arange(s, min(s + batch_size, len(texts)))
+        y = torch.tensor([0 if v is None else int(v) for v in labels[s : s + batch_size]], device=clf.device)
+        word, vocab_index = gradient_choice(clf, encoded, rows, y, ids, table, candidates)
+        for k, (i, w) in enumerate(zip(word.tolist(), vocab_index.tolist())):
+            if i >= 0:
+                out[s + k] = _replace(texts[s + k], i, vocab_words[w])
     return out
 
 
@@ -362,6 +338,72 @@ class SPDefenseAugmenter:
             elif m == "special":
                 out[i] = special_augment(texts[i], labels[i], self.special_words, self.rng)
         return [(t, y, m) for t, y, m in zip(out, [y for _, y in examples], modes)]
+
+    # -- training: the same augmentations on token ids ------------------------------------------
+    def encode(self, examples):
+        """Tokenize labelled training ``examples`` once for :meth:`augment_batch` (needs the model)."""
+        if self.clf is None:
+            raise ValueError("sp-defense: augmenting token ids needs a model")
+        self.encoded = EncodedExamples(self.clf, [t for t, _ in examples])
+        self._labels = [int(y) for _, y in examples]
+        self._bad = [bad_text_reason(t) is not None for t, _ in examples]
+        device = self.clf.device
+        self._vocab_ids = torch.as_tensor(np.asarray(self.vocab[0]), dtype=torch.long, device=device)
+        self._gradient_table = SurfaceTable(self.clf.tokenizer, self.vocab[1], device)
+        same = list(self.vocab[1]) == self.vocabulary
+        self._random_table = self._gradient_table if same else SurfaceTable(self.clf.tokenizer, self.vocabulary, device)
+        self._special_tables = {
+            y: SurfaceTable(self.clf.tokenizer, _special_for(self.special_words, y), device) for y in set(self._labels)
+        }
+        return self.encoded
+
+    def augment_batch(self, rows, modes):
+        """Model inputs ``(input_ids, attention_mask)`` of the encoded examples ``rows`` (list of indices
+        into the examples given to :meth:`encode`), example ``k`` augmented by ``modes[k]``.
+
+        The same augmentations, from the same random draws, as :meth:`augment_examples` followed by
+        tokenizing the texts (padded to the longest, truncated at the classifier's ``max_length``), built
+        as token-id operations on the device (:mod:`.token_edits`, :mod:`.gradient`).
+        """
+        enc, device = self.encoded, self.clf.device
+        rows_t = torch.as_tensor(rows, dtype=torch.long, device=device)
+        content, lengths = enc.content[rows_t], enc.content_lengths[rows_t]
+        edits = []  # (batch positions, word index (-1: none), surface table, surface index) per kind of edit
+        grad = [k for k, m in enumerate(modes) if m == "gradient" and not self._bad[rows[k]]]
+        for s in range(0, len(grad), 32):  # the chunks of gradient_augment's default batch_size
+            part = grad[s : s + 32]
+            y = torch.tensor([self._labels[rows[k]] for k in part], device=device)
+            vocab = (self._vocab_ids, self._gradient_table, self.gradient_candidates)
+            word, vocab_index = gradient_choice(self.clf, enc, [rows[k] for k in part], y, *vocab)
+            edits.append((part, word, self._gradient_table, vocab_index))
+        by_table = {}
+        for k, m in enumerate(modes):
+            if self._bad[rows[k]] or m not in ("random", "special"):
+                continue
+            words = enc.words[rows[k]]
+            if m == "random":
+                choice, table = random_choice(words, self.vocabulary, self.rng), self._random_table
+            else:
+                label = self._labels[rows[k]]
+                choice = special_choice(words, _special_for(self.special_words, label), self.rng)
+                table = self._special_tables[label]
+            if choice is not None:
+                by_table.setdefault(id(table), (table, []))[1].append((k, *choice))
+        for table, items in by_table.values():
+            part = [k for k, _, _ in items]
+            word = torch.tensor([i for _, i, _ in items], dtype=torch.long, device=device)
+            edits.append((part, word, table, torch.tensor([w for _, _, w in items], dtype=torch.long, device=device)))
+        for part, word, table, surface in edits:
+            r = rows_t[part]
+            applies = word >= 0
+            new, new_len = enc.edited_content(r, word.clamp(min=0), table, surface)
+            width = max(content.shape[1], new.shape[1])
+            content = torch.nn.functional.pad(content, (0, width - content.shape[1]))
+            new = torch.nn.functional.pad(new, (0, width - new.shape[1]))
+            pos = torch.as_tensor(part, dtype=torch.long, device=device)
+            content[pos] = torch.where(applies[:, None], new, content[pos])
+            lengths[pos] = torch.where(applies, new_len, lengths[pos])
+        return enc.with_specials(content, lengths)
 
     def _next_mode(self):
         if self.mode != "mix":

@@ -4,7 +4,15 @@
 
 from ..datasets.examples import load_examples
 from ..models.loading import MODEL_SPEC_HELP
-from .common import add_cluster_args, add_dataset_args, cluster_options, positive_int, screen_rows, write_skipped
+from .common import (
+    add_cluster_args,
+    add_dataset_args,
+    add_device_args,
+    cluster_options,
+    positive_int,
+    screen_rows,
+    write_skipped,
+)
 
 
 def add_parser(subparsers):
@@ -21,7 +29,7 @@ def add_parser(subparsers):
     p.add_argument(
         "--recipes", nargs="+", required=True, help="attack recipes (so-beam, sp-attack^kappa=F, textfooler, ...)"
     )
-    p.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: TextAttack's device)")
+    add_device_args(p, dtype=False)
     p.add_argument("--model-batch-size", type=positive_int, default=64, help="texts per model call")
     add_dataset_args(p)
     p.set_defaults(num_examples=100)

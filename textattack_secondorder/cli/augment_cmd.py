@@ -14,7 +14,7 @@ unchanged, with its reason in ``skip_reason``, and never augmented.
 import csv
 
 from ..shared.errors import UsageError
-from .common import screen_rows
+from .common import add_device_args, positive_int, screen_rows
 
 
 def add_parser(subparsers):
@@ -25,6 +25,8 @@ def add_parser(subparsers):
     p.add_argument("--label-column", default="label", help="label column ('' = none: use the model's prediction)")
     p.add_argument("--mode", default="mix", help="mix (training mix), gradient, random, special")
     p.add_argument("--model", default=None, help="victim for gradient augmentation (name, dir or file)")
+    add_device_args(p)
+    p.add_argument("--model-batch-size", type=positive_int, default=64, help="rows per model forward pass")
     p.add_argument("--special-words", default=None, help="saved T(y) table (JSON); built from this CSV if omitted")
     p.add_argument("--transformations-per-example", type=int, default=1)
     p.add_argument("--exclude-original", action="store_true")
@@ -52,7 +54,7 @@ def run(args):
     if args.model:
         from ..models.loading import load_model_wrapper
 
-        model = load_model_wrapper(args.model)
+        model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     good, skipped = screen_rows(
         list(zip(df[args.text_column].tolist(), labels)), model, labelled=has_label, indexed=True
     )
@@ -62,7 +64,7 @@ def run(args):
     if special is None and has_label and args.mode in ("mix", "special"):
         special = special_word_table(examples)
     try:
-        aug = SPDefenseAugmenter(args.mode, model=model, special_words=special, seed=args.seed)
+        aug = SPDefenseAugmenter(args.mode, model=model, special_words=special, seed=args.seed, device=args.device)
     except ValueError as e:  # a mode without what it needs (a model, a special-word table): one line, exit code 2
         raise UsageError(str(e)) from None
     rows = []

@@ -58,7 +58,7 @@ def run(args):
     from ..evaluation.bias import CounterfactualBias
     from ..transformations.neighborhood import WordSwapNeighborhood
 
-    model = load_model_wrapper(args.model, args.device, args.model_batch_size)
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     good, skipped = screen_rows(examples, model, labelled=False)
     texts = [t for t, _ in good]

@@ -7,12 +7,27 @@ import argparse
 from ..datasets.examples import DATASET_SPEC_HELP as DATASET_HELP
 from ..distributed import ClusterOptions
 from ..models.loading import MODEL_SPEC_HELP as MODEL_HELP
+from ..shared.device import DTYPES
 
 
 def add_model_args(parser):
     parser.add_argument("--model", required=True, help=MODEL_HELP)
-    parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 ... (default: TextAttack's device)")
+    add_device_args(parser)
     parser.add_argument("--model-batch-size", type=positive_int, default=64, help="texts per model call")
+
+
+def add_device_args(parser, dtype=True):
+    """``--device`` (where the model, its batches and gradients live) and ``--dtype`` (its precision)."""
+    parser.add_argument(
+        "--device", default=None, help="cpu, cuda, cuda:1 ... (default: TextAttack's rule: CUDA when there is one)"
+    )
+    if dtype:
+        parser.add_argument(
+            "--dtype",
+            default="float32",
+            choices=DTYPES,
+            help="precision of the model (default float32, also for a checkpoint saved in half precision)",
+        )
 
 
 def add_dataset_args(parser, default_split="test"):

@@ -64,7 +64,7 @@ def run(args):
     from ..defense import save_model, train_defense
     from ..models.token_classifier import TokenClassifier
 
-    model = load_model_wrapper(args.model, args.device, args.model_batch_size)
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     TokenClassifier.require_access(model, "SP-Defense training", name=args.model)  # one line, exit code 2
     train = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     train, skipped = screen_rows(train, model)
@@ -93,6 +93,7 @@ def run(args):
         train_embeddings=args.embeddings != "freeze",
         history=history,
         gradient_candidates=candidates,
+        model_batch_size=args.model_batch_size,
     )
     after = acc()
     info = {
@@ -108,6 +109,8 @@ def run(args):
         "gradient_candidates": candidates,
         "data": f"{args.dataset}:{args.split}",
         "seconds": seconds,
+        "device": str(next(model.model.parameters()).device),
+        "dtype": args.dtype,
         "test_accuracy_before": before,
         "test_accuracy_after": after,
         "training_loss_per_50_steps": history,

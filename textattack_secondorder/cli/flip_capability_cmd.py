@@ -30,6 +30,13 @@ def add_parser(subparsers):
     )
     p.add_argument("--exact", action="store_true", help="brute force: every word at every position")
     p.add_argument("--vocab-limit", type=int, default=None, help="only the first N vocabulary entries")
+    p.add_argument(
+        "--vocab-from",
+        default=None,
+        metavar="DATASET",
+        help="only the vocabulary entries that occur in DATASET's training sentences (mr or a CSV), before "
+        "--vocab-limit (a transformer's first entries are single characters and other scripts)",
+    )
     p.add_argument("--top", type=int, default=20, help="top words to print")
     p.add_argument("--out", default=None, help="output JSON (default results/kappa_<model>_<split>.json)")
     add_cluster_args(p)
@@ -37,7 +44,7 @@ def add_parser(subparsers):
 
 
 def run(args):
-    model = load_model_wrapper(args.model, args.device, args.model_batch_size)
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     TokenClassifier.require_access(model, "flip capability κ/ρ", name=args.model)  # one line, exit code 2
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     if examples and all(label is None for _, label in examples):
@@ -68,6 +75,8 @@ def run(args):
         model_spec=args.model,
         vocab_limit=args.vocab_limit,
         settings=settings,
+        dtype=args.dtype,
+        vocab_from=args.vocab_from,
     )
     stats = result.stats
     if options.sharded or stats.reused or stats.continued:

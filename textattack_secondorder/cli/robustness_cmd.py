@@ -135,9 +135,9 @@ def _perturbations(args, examples, model):
             from ..sweeps.task import adversarial_task
 
             extend_textattack()  # our CSV columns and summary rows in the attacks, also with the import hook off
-            attacked = (
-                load_model_wrapper(args.surrogate, args.device, args.model_batch_size) if args.surrogate else model
-            )
+            attacked = model
+            if args.surrogate:
+                attacked = load_model_wrapper(args.surrogate, args.device, args.model_batch_size, args.dtype)
             attack = build_attack(args.recipe, attacked)
             # the attacks are sharded (--shards/--ray; docs/methods.md §7), each shard saved in OUT/parts/adversarial
             out.append(
@@ -165,7 +165,7 @@ def run(args):
         from ..resources.synonyms import read_synonym_file
 
         read_synonym_file(args.synonyms)
-    model = load_model_wrapper(args.model, args.device, args.model_batch_size)
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     settings = {"model": args.model, "command": "textattack-so robustness"}
     if args.reuse:
         examples, sets = rb.load_sets(args.reuse)

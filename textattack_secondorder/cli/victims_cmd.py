@@ -6,6 +6,8 @@ import json
 import logging
 import sys
 
+from .common import add_device_args
+
 DATASETS = ("mr",)
 
 
@@ -30,6 +32,7 @@ def add_parser(subparsers):
         help="torch threads while training (default: 1 for word models, torch's setting for MiniLM)",
     )
     p.add_argument("--json", metavar="FILE", default=None, help="also write the table as JSON to FILE")
+    add_device_args(p, dtype=False)  # training runs in float32
     p.set_defaults(func=run_train_victims)
 
     d = subparsers.add_parser("data", help="fetch a data set (mr: movie-review polarity) and print its split sizes")
@@ -63,7 +66,7 @@ def run_train_victims(args):
     for name in names:
         try:
             extra = {} if args.threads is None else {"num_threads": args.threads}
-            m = train_victim(name, force=args.force, seed=args.seed, **extra)
+            m = train_victim(name, force=args.force, seed=args.seed, device=args.device, **extra)
         except UnknownVictimError as e:  # pragma: no cover - checked above
             print(e, file=sys.stderr)
             return 2
@@ -72,11 +75,12 @@ def run_train_victims(args):
                 "name": name,
                 "test_accuracy": f"{m['test_accuracy']:.4f}" if m.get("test_accuracy") is not None else "-",
                 "train_seconds": f"{m['train_seconds']:.1f}",
+                "device": m.get("device", "cpu"),
                 "directory": m["directory"],
                 "_metrics": m,
             }
         )
-    print(_table(rows, ["name", "test_accuracy", "train_seconds", "directory"]))
+    print(_table(rows, ["name", "test_accuracy", "train_seconds", "device", "directory"]))
     if args.json:
         from textattack_secondorder.shared.files import atomic_write_text
 

@@ -83,6 +83,7 @@ def train_defense(
     vocabulary=None,
     history=None,
     gradient_candidates=None,
+    model_batch_size=256,
 ):
     """Fine-tune ``model_wrapper.model`` in place with SP-Defense (or ``rand``/``continue``); returns seconds spent.
 
@@ -92,6 +93,11 @@ def train_defense(
     ``history``: a list that receives the mean training loss of every 50 steps.
     ``gradient_candidates``: see :func:`~..augmentation.sp_defense.gradient_augment` (1 = the paper's rule;
     None = :func:`~..augmentation.sp_defense.default_gradient_candidates`).
+    ``device``: where the model, every batch and the gradients live (default: the model's device);
+    ``model_batch_size``: rows per forward pass of the K-candidate check.
+    The training set is tokenized once; every augmentation is then a token-id operation on the device
+    (:meth:`~..augmentation.sp_defense.SPDefenseAugmenter.augment_batch`), and the loss is read back
+    every 50 steps only, so a step waits for nothing but the model.
     """
     if defense not in TRAINING_MIXES:
         raise ValueError(f"defense must be one of {TRAINING_MIXES}")
@@ -99,8 +105,10 @@ def train_defense(
         raise ValueError(f"steps must be >= 1, got {steps}")
     if not train_examples:
         raise ValueError("no training examples")
-    clf = TokenClassifier.from_model_wrapper(model_wrapper, "SP-Defense training", device=device)
-    model, tok = clf.model, clf.tokenizer
+    clf = TokenClassifier.from_model_wrapper(
+        model_wrapper, "SP-Defense training", device=device, batch_size=model_batch_size
+    )
+    model = clf.model
     if special_words is None:
         special_words = special_word_table(train_examples)
     # mode is chosen per example below; the augmenter shares the classifier being trained
@@ -125,26 +133,28 @@ def train_defense(
     if progress:
         steps_iter = tqdm(steps_iter, desc=f"{defense} fine-tuning", unit="step")
     t0 = time.perf_counter()
+    aug.encode(train_examples)  # tokenized once: every augmentation below is a token-id operation
+    labels_all = torch.tensor([int(y) for _, y in train_examples], device=clf.device)
     for _ in steps_iter:
-        batch = [train_examples[rng.randrange(len(train_examples))] for _ in range(batch_size)]
+        rows = [rng.randrange(len(train_examples)) for _ in range(batch_size)]
         modes = batch_modes(defense, batch_size, rng)
-        texts = [t for t, _, _ in aug.augment_examples(batch, modes)]
-        labels = torch.tensor([int(y) for _, y in batch], device=clf.device)
-        enc = tok(texts, padding=True, truncation=True, max_length=clf.max_length, return_tensors="pt")
+        input_ids, attention_mask = aug.augment_batch(rows, modes)
+        labels = labels_all[torch.as_tensor(rows, device=clf.device)]
         model.train()
-        logits = model(
-            input_ids=enc["input_ids"].to(clf.device), attention_mask=enc["attention_mask"].to(clf.device)
-        ).logits
+        logits = model(input_ids=input_ids, attention_mask=attention_mask).logits
         loss = torch.nn.functional.cross_entropy(logits.float(), labels)
         opt.zero_grad()
         loss.backward()
         opt.step()
         sched.step()
-        losses.append(loss.item())
-        if history is not None and len(losses) % 50 == 0:
-            history.append(round(sum(losses[-50:]) / 50, 4))
-        if progress:
-            steps_iter.set_postfix(loss=f"{loss.item():.3f}")
+        losses.append(loss.detach())  # read every 50 steps: no wait for the device at each step
+        if len(losses) == 50:
+            mean = float(torch.stack(losses).mean())
+            losses = []
+            if history is not None:
+                history.append(round(mean, 4))
+            if progress:
+                steps_iter.set_postfix(loss=f"{mean:.3f}")
     model.eval()
     return time.perf_counter() - t0
 

@@ -11,8 +11,10 @@ MODEL_SPEC_HELP = (
 )
 
 
-def load_model_wrapper(spec, device=None, batch_size=64):
-    """A TextAttack ``ModelWrapper`` for ``spec`` (see ``MODEL_SPEC_HELP``)."""
+def load_model_wrapper(spec, device=None, batch_size=64, dtype=None):
+    """A TextAttack ``ModelWrapper`` for ``spec`` (see ``MODEL_SPEC_HELP``) on ``device``, in ``dtype``
+    (default float32; :func:`~..shared.device.torch_dtype`). A wrapper from a ``.py`` file is used as the
+    file builds it, moved to ``device`` / cast to ``dtype`` only when they are given."""
     from .victims import VICTIMS, load_model_and_tokenizer, load_victim
     from .wrappers import SOModelWrapper
 
@@ -28,11 +30,23 @@ def load_model_wrapper(spec, device=None, batch_size=64):
         name = var or "model"
         if not hasattr(module, name):
             raise ValueError(f"{path} defines no variable {name!r} (a TextAttack ModelWrapper)")
-        return getattr(module, name)
+        wrapper = getattr(module, name)
+        model = getattr(wrapper, "model", None)
+        if hasattr(model, "to") and dtype is not None:
+            from ..shared.device import torch_dtype
+
+            model.to(torch_dtype(dtype))
+        if hasattr(model, "to") and device is not None:
+            from ..shared.device import resolve_device
+
+            model.to(resolve_device(device))
+            if hasattr(wrapper, "device"):
+                wrapper.device = resolve_device(device)
+        return wrapper
     if spec in VICTIMS:
-        return load_victim(spec, device=device, batch_size=batch_size)
+        return load_victim(spec, device=device, batch_size=batch_size, dtype=dtype)
     if not os.path.isdir(spec) and spec.startswith("mr-"):
         raise ValueError(f"unknown demo victim {spec!r}; valid: {', '.join(VICTIMS)}")
     # a local Hugging Face directory (our saved victims included) or, online, a hub model id
-    model, tokenizer = load_model_and_tokenizer(spec)
+    model, tokenizer = load_model_and_tokenizer(spec, dtype)
     return SOModelWrapper(model, tokenizer, device=device, batch_size=batch_size)

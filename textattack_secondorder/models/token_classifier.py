@@ -107,6 +107,18 @@ class TokenClassifier:
                 out.append(torch.softmax(logits.float(), -1).cpu())
         return torch.cat(out) if out else torch.zeros((0, 0))
 
+    def predict_labels(self, id_rows):
+        """Predicted labels of equal-length id rows (a 2-D LongTensor on the model's device), one forward
+        pass per ``batch_size`` rows; a LongTensor on the device (nothing is copied to the host)."""
+        import torch
+
+        out = []
+        with torch.no_grad():
+            for s in range(0, len(id_rows), self.batch_size):
+                batch = id_rows[s : s + self.batch_size]
+                out.append(self.model(input_ids=batch, attention_mask=torch.ones_like(batch)).logits.argmax(-1))
+        return torch.cat(out) if out else torch.zeros((0,), dtype=torch.long, device=self.device)
+
     def predict_texts(self, texts):
         """Probabilities for texts (padded to the longest in each batch)."""
         import torch
@@ -124,8 +136,10 @@ class TokenClassifier:
     def embedding_matrix(self):
         return self.model.get_input_embeddings().weight.detach()
 
-    def masked_gradients(self, ids, positions, label):
-        """``log f(y|s_k)`` and ``∇_{e_mask} log f(y|s_k)`` for the ``l`` masked copies, one batched pass."""
+    def masked_gradients(self, ids, positions, label, as_numpy=True):
+        """``log f(y|s_k)`` and ``∇_{e_mask} log f(y|s_k)`` for the ``l`` masked copies, one batched pass.
+
+        float64; numpy arrays, or with ``as_numpy=False`` tensors left on the model's device."""
         import torch
 
         emb = self.model.get_input_embeddings()
@@ -139,6 +153,7 @@ class TokenClassifier:
             logits = self.model(inputs_embeds=embeds, attention_mask=torch.ones_like(rows)).logits
             logp = torch.log_softmax(logits.float(), -1)[:, label]
             (g,) = torch.autograd.grad(logp.sum(), embeds)
-            logps.append(logp.detach().cpu())
-            grads.append(g[torch.arange(len(pos)), pos].detach().cpu())
-        return torch.cat(logps).numpy().astype(np.float64), torch.cat(grads).numpy().astype(np.float64)
+            logps.append(logp.detach())
+            grads.append(g[torch.arange(len(pos), device=self.device), pos].detach())
+        logp, grad = torch.cat(logps).double(), torch.cat(grads).double()
+        return (logp.cpu().numpy(), grad.cpu().numpy()) if as_numpy else (logp, grad)

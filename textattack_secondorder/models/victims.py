@@ -115,12 +115,13 @@ def _load_data(spec, data):
     return load_mr("train"), load_mr("test")
 
 
-def train_victim(name, force=False, data=None, seed=0, progress=True, **overrides):
+def train_victim(name, force=False, data=None, seed=0, progress=True, device=None, **overrides):
     """Train victim ``name`` and save it under ``cache_dir("victims", name)``.
 
     Args:
         force: retrain even if the victim is already cached.
         data: ``(train, test)`` lists of ``(text, label)``; default the MR split.
+        device: where to train (``"cuda"``, ``"cpu"``; default: TextAttack's rule, CUDA when there is one).
         overrides: passed to the training function (e.g. ``epochs=``).
 
     Returns the metrics dict (``test_accuracy``, ``train_seconds``, ``directory``, ...).
@@ -140,9 +141,14 @@ def train_victim(name, force=False, data=None, seed=0, progress=True, **override
         kwargs = dict(spec.train_kwargs)
         kwargs.update(overrides)
         arch = kwargs.pop("arch")
-        model, tokenizer, metrics = training.train_word_model(arch, train, test, seed=seed, progress=progress, **kwargs)
+        model, tokenizer, metrics = training.train_word_model(
+            arch, train, test, seed=seed, progress=progress, device=device, **kwargs
+        )
     else:
-        model, tokenizer, metrics = training.train_minilm(train, test, seed=seed, progress=progress, **overrides)
+        model, tokenizer, metrics = training.train_minilm(
+            train, test, seed=seed, progress=progress, device=device, **overrides
+        )
+    model.to("cpu")  # saved from the CPU: a model directory says nothing of where it was trained
     metrics = {"name": name, "description": spec.description, "dataset": spec.dataset, "seed": seed, **metrics}
 
     parent = final.parent
@@ -190,28 +196,34 @@ def victim_dir(name, train_if_missing=True):
     return victim_path(name)
 
 
-def load_model_and_tokenizer(path):
-    """``(model, tokenizer)`` from a victim directory, via the Auto classes."""
+def load_model_and_tokenizer(path, dtype=None):
+    """``(model, tokenizer)`` from a victim directory, via the Auto classes, in ``dtype`` (default float32,
+    whatever precision the checkpoint was saved in: :func:`~..shared.device.torch_dtype`)."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+    from ..shared.device import torch_dtype
     from .word_models import register_auto_classes
 
     register_auto_classes()
-    model = AutoModelForSequenceClassification.from_pretrained(str(path))
+    model = AutoModelForSequenceClassification.from_pretrained(str(path), dtype=torch_dtype(dtype))
     tokenizer = AutoTokenizer.from_pretrained(str(path), use_fast=True)
     model.eval()
     return model, tokenizer
 
 
-def load_victim(name, device=None, train_if_missing=True, batch_size=None):
+def load_victim(name, device=None, train_if_missing=True, batch_size=None, dtype=None):
     """Victim ``name`` as a :class:`~textattack_secondorder.models.wrappers.SOModelWrapper`.
 
     Args:
         name: one of ``mr-cnn``, ``mr-lstm``, ``mr-bow``, ``mr-minilm``.
-        device: ``"cpu"``, ``"cuda"`` or ``None`` (TextAttack's default device).
+        device: ``"cpu"``, ``"cuda"`` or ``None`` (TextAttack's default device); a victim trained
+            here first (``train_if_missing``) is trained there too.
         train_if_missing: train (and cache) the victim if it is not cached yet.
+        dtype: precision (default float32).
     """
     from .wrappers import DEFAULT_BATCH_SIZE, SOModelWrapper
 
-    model, tokenizer = load_model_and_tokenizer(victim_dir(name, train_if_missing=train_if_missing))
+    if train_if_missing and not is_trained(name):
+        train_victim(name, device=device)
+    model, tokenizer = load_model_and_tokenizer(victim_dir(name, train_if_missing=train_if_missing), dtype)
     return SOModelWrapper(model, tokenizer, device=device, batch_size=batch_size or DEFAULT_BATCH_SIZE)

@@ -12,6 +12,7 @@ Heavy imports (torch, transformers, TextAttack) happen inside the builders.
 
 import logging
 
+from ..shared.device import torch_dtype
 from .errors import ResourceError
 from .paths import data_path
 from .proposers import BY_NAME as PROPOSERS_BY_NAME
@@ -42,7 +43,7 @@ def _build_causal_lm(value, device=None):
         else:
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
-            model = AutoModelForCausalLM.from_pretrained(value)
+            model = AutoModelForCausalLM.from_pretrained(value, dtype=torch_dtype())
             tok = AutoTokenizer.from_pretrained(value)
         _SCORERS[key] = CausalLMScorer(model, tok, device=device)
     return _SCORERS[key]
@@ -68,7 +69,7 @@ def _build_sentence_encoder(value, device=None, constraint=None):
         return SBERT(model_name=_sbert_path(value), **constraint)
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(_sbert_path(value), device=device)
+    return SentenceTransformer(_sbert_path(value), device=device).float()  # float32 whatever the checkpoint
 
 
 def _build_pos_tagger(value):

@@ -16,3 +16,26 @@ def resolve_device(device=None):
     if device is not None:
         return torch.device(device)
     return torch.device(os.environ.get("TA_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu"))
+
+
+# --dtype: the precision a model runs in (float32 unless a user asks for half precision)
+DTYPES = ("float32", "bfloat16", "float16")
+_DTYPE_NAMES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16"}
+_DTYPE_NAMES.update({"float16": "float16", "fp16": "float16", "half": "float16"})
+
+
+def torch_dtype(dtype=None):
+    """``torch.float32`` for ``None``; else the torch dtype named ``dtype`` (float32, bfloat16, float16).
+
+    Every model this package loads is loaded in this precision (``from_pretrained(..., dtype=...)``): a
+    checkpoint saved in float16 (transformers 5 keeps a checkpoint's precision unless told) still runs in
+    float32 unless half precision is asked for (``--dtype``).
+    """
+    import torch
+
+    if dtype is None or isinstance(dtype, torch.dtype):
+        return dtype or torch.float32
+    key = str(dtype).lower().replace("torch.", "")
+    if key not in _DTYPE_NAMES:
+        raise ValueError(f"unknown dtype {dtype!r}; use {', '.join(DTYPES)}")
+    return getattr(torch, _DTYPE_NAMES[key])

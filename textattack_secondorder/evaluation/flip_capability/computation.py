@@ -47,84 +47,120 @@ from .result import FlipCapability
 DEFAULT_M = 512  # paper: early stop m = 512 by default
 
 
-def _verify(clf, base, subs):
-    """Predicted labels of ``base`` with each (position, token id) substitution applied."""
+def _verify(clf, base, positions, tokens):
+    """Predicted labels (host numpy) of ``base`` with each ``(positions[i], tokens[i])`` substitution applied;
+    the rows are built on the model's device, one forward pass per ``clf.batch_size`` rows."""
     import torch
 
-    rows = base.repeat(len(subs), 1)
-    pos = torch.tensor([p for p, _ in subs])
-    rows[torch.arange(len(subs)), pos] = torch.tensor([t for _, t in subs])
-    return clf.predict(rows).argmax(-1).numpy()
+    n = len(positions)
+    rows = base.repeat(n, 1)
+    rows[torch.arange(n, device=base.device), positions] = tokens
+    return clf.predict_labels(rows).cpu().numpy()
 
 
-def euba_flips(clf, ids, positions, label, vocab_ids, emb_v_minus_mask, m, phase2_order, chunk=256):
+def _walk(block_words, flipped, success, fails, limit):
+    """The sequential early-stop rule over one verified block, vectorised (docs/methods.md §2.2).
+
+    In order, a candidate whose word already flipped the sentence is skipped (not a query); a flip marks
+    its word and resets the failure count; ``limit`` failures in a row stop the search. ``success`` is
+    updated in place. Returns ``(queries, fails, stopped)``.
+    """
+    n = len(block_words)
+    # skipped: an earlier candidate of the block with the same word flipped
+    firsts = np.full(n, n)
+    flips = np.flatnonzero(flipped)
+    if len(flips):
+        words, first = np.unique(block_words[flips], return_index=True)  # each word's first flip in the block
+        at = np.minimum(np.searchsorted(words, block_words), len(words) - 1)
+        has = words[at] == block_words
+        firsts[has] = flips[first[at[has]]]
+    effective = np.flatnonzero(firsts >= np.arange(n))
+    eflip = flipped[effective]
+    k = np.arange(len(effective))
+    last = np.maximum.accumulate(np.where(eflip, k, -1)) if len(k) else k
+    run = np.where(last >= 0, k - last, fails + k + 1)  # failures in a row ending at each candidate
+    over = np.flatnonzero(run >= limit)
+    stop = int(over[0]) if len(over) else len(effective) - 1
+    done = effective[: stop + 1]
+    success[block_words[done[flipped[done]]]] = True
+    return stop + 1, (int(run[stop]) if len(effective) else fails), bool(len(over))
+
+
+def euba_flips(clf, ids, positions, label, vocab_ids, emb_v_minus_mask, m, phase2_order, chunk=None):
     """EUBA for one sentence: indices (into ``vocab_ids``) of words that flip it, and the queries used.
 
     ``phase2_order``: vocabulary indices sorted by decreasing running count for class ``label``.
     ``m``: early stop after m consecutive failures (None = unbounded: exact).
+    ``emb_v_minus_mask``: ``e_w − e_mask`` (|V| × d, float64), a tensor on the model's device.
+    The estimate, its order and every verification batch are computed on the model's device, in
+    batches of ``chunk`` (default ``clf.batch_size``) substitutions; only each batch's predicted labels
+    and the order come back. How the candidates are cut into batches does not change the result.
     """
     import torch
 
-    logp, grads = clf.masked_gradients(ids, positions, label)
+    device = clf.device
+    logp, grads = clf.masked_gradients(ids, positions, label, as_numpy=False)
     # u[k, w] = <g_k, e_w - e_mask> + log f(y|s_k)  (Eq. 3) as one matrix product
     u = grads @ emb_v_minus_mask.T + logp[:, None]
     V = len(vocab_ids)
-    base = torch.tensor(ids)
+    base = torch.tensor(ids, device=device)
+    vocab_t = torch.as_tensor(np.asarray(vocab_ids), dtype=torch.long, device=device)
+    pos_t = torch.as_tensor(positions, dtype=torch.long, device=device)
     success = np.zeros(V, dtype=bool)
     queries = 0
     limit = math.inf if m is None else m
-    step = chunk if m is None else max(1, min(chunk, m))
+    step = max(1, int(chunk or clf.batch_size))
 
-    def run(candidates):
+    def run(cand_pos, cand_words):
         """Verify (position index, word index) pairs in order; early stop on ``m`` consecutive failures."""
         nonlocal queries
         fails = 0
-        for s in range(0, len(candidates), step):
-            block = [(k, w) for k, w in candidates[s : s + step] if not success[w]]
-            if not block:
+        for s in range(0, len(cand_words), step):
+            k, w = cand_pos[s : s + step], cand_words[s : s + step]
+            keep = ~success[w]
+            if not keep.any():
                 continue
-            labels = _verify(clf, base, [(positions[k], int(vocab_ids[w])) for k, w in block])
-            for (_, w), pred in zip(block, labels):
-                if success[w]:  # flipped earlier in this block: the sequential algorithm skips it
-                    continue
-                queries += 1
-                if pred != label:
-                    success[w] = True
-                    fails = 0
-                else:
-                    fails += 1
-                    if fails >= limit:
-                        return
+            k, w = k[keep], w[keep]
+            kt = torch.as_tensor(k, device=device)
+            wt = torch.as_tensor(w, device=device)
+            flipped = _verify(clf, base, pos_t[kt], vocab_t[wt]) != label
+            q, fails, stopped = _walk(w, flipped, success, fails, limit)
+            queries += q
+            if stopped:
+                return
 
     # Phase 1: all substitutions in increasing order of u
-    flat = np.argsort(u, axis=None, kind="stable")
-    run([(int(i // V), int(i % V)) for i in flat])
+    flat = torch.argsort(u.reshape(-1), stable=True).cpu().numpy()
+    run(flat // V, flat % V)
     # Phase 2: words that flipped most sentences of this class, each at its best position
-    best_pos = u.argmin(0)
-    run([(int(best_pos[w]), int(w)) for w in phase2_order])
+    best_pos = u.argmin(0).cpu().numpy()
+    order = np.asarray(phase2_order, dtype=np.int64)
+    run(best_pos[order], order)
     return np.flatnonzero(success), queries
 
 
 def brute_force_flips(clf, ids, positions, label, vocab_ids):
-    """Every word at every position: indices of flipping words and the queries used (l × |V|)."""
+    """Every word at every position: indices of flipping words and the queries used (l × |V|).
+
+    The rows are built on the model's device, ``clf.batch_size`` per forward pass."""
     import torch
 
-    base = torch.tensor(ids)
-    success = np.zeros(len(vocab_ids), dtype=bool)
-    vocab_t = torch.tensor(vocab_ids)
+    base = torch.tensor(ids, device=clf.device)
+    success = torch.zeros(len(vocab_ids), dtype=torch.bool, device=clf.device)
+    vocab_t = torch.as_tensor(np.asarray(vocab_ids), dtype=torch.long, device=clf.device)
     for p in positions:
         for s in range(0, len(vocab_ids), clf.batch_size):
             chunk = vocab_t[s : s + clf.batch_size]
             rows = base.repeat(len(chunk), 1)
             rows[:, p] = chunk
-            success[s : s + len(chunk)] |= clf.predict(rows).argmax(-1).numpy() != label
-    return np.flatnonzero(success), len(positions) * len(vocab_ids)
+            success[s : s + len(chunk)] |= clf.predict_labels(rows) != label
+    return np.flatnonzero(success.cpu().numpy()), len(positions) * len(vocab_ids)
 
 
 class KappaSetup:
     """What κ needs from the model, computed once: the token classifier, ``V`` and ``e_w − e_mask``."""
 
-    def __init__(self, model_wrapper, device=None, batch_size=256, vocab_limit=None):
+    def __init__(self, model_wrapper, device=None, batch_size=256, vocab_limit=None, vocab_from=None):
         if hasattr(model_wrapper, "get_input_embeddings"):
             raise TypeError("pass a TextAttack model wrapper (with .model and .tokenizer), not a bare model")
         self.clf = (
@@ -135,10 +171,20 @@ class KappaSetup:
             )
         )
         self.vocab_ids, self.words = self.clf.vocabulary()
+        if vocab_from:
+            # only the entries that occur in these training sentences (a transformer's first entries are single
+            # characters and other scripts: MiniLM's first 3,000 letter entries hold 804 single characters)
+            from ...augmentation.sp_defense import augmentation_vocabulary
+            from ...datasets.examples import load_examples
+
+            self.vocab_ids, self.words = augmentation_vocabulary(self.clf, load_examples(vocab_from, "train"))
         if vocab_limit:
             self.vocab_ids, self.words = self.vocab_ids[:vocab_limit], self.words[:vocab_limit]
-        E = self.clf.embedding_matrix().cpu().numpy().astype(np.float64)
-        self.emb_v_minus_mask = E[self.vocab_ids] - E[self.clf.mask_id]
+        import torch
+
+        E = self.clf.embedding_matrix().double()  # on the model's device, float64 (docs/methods.md §2.2)
+        vocab = torch.as_tensor(self.vocab_ids, dtype=torch.long, device=E.device)
+        self.emb_v_minus_mask = E[vocab] - E[self.clf.mask_id]
 
     def new_metric(self, examples):
         """An empty :class:`FlipCapability` over ``V`` with the model's number of classes."""

@@ -29,7 +29,9 @@ def format_summary(result, method, star="", top=20):
     s = result.summary()
     return "\n".join(
         [
-            f"ρ{star} = {s['rho']:.4f}  over |V| = {s['vocabulary']} words, "
+            f"ρ{star} = {s['rho']:.4f}"
+            + ("" if s.get("rho_standard_error") is None else f" ± {s['rho_standard_error']:.4f} (standard error)")
+            + f"  over |V| = {s['vocabulary']} words, "
             f"|D+| = {s['correct']} of {s['examples']} examples",
             f"{s['queries_per_sentence']:.0f} queries and {s['seconds_per_sentence']:.3f} s per sentence ({method})",
             result.top(top).to_string(index=False, float_format=lambda v: f"{v:.4f}"),

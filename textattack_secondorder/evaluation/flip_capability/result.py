@@ -32,9 +32,12 @@ class FlipCapability:
         self.num_examples = 0
         self.queries = 0
         self.seconds = 0.0
+        self.flips_per_sentence = []  # words that flip each sentence of D+, in order: ρ's standard error
 
     def update(self, flipped_word_indices, label, queries=0, seconds=0.0):
-        self.counts[np.asarray(list(flipped_word_indices), dtype=np.int64), label] += 1
+        flipped = np.asarray(list(flipped_word_indices), dtype=np.int64)
+        self.counts[flipped, label] += 1
+        self.flips_per_sentence.append(int(len(flipped)))
         self.num_correct += 1
         self.queries += int(queries)
         self.seconds += float(seconds)
@@ -46,6 +49,7 @@ class FlipCapability:
         self.counts += other.counts
         for k in ("num_correct", "num_examples", "queries", "seconds"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.flips_per_sentence = self.flips_per_sentence + other.flips_per_sentence
         return self
 
     @property
@@ -56,6 +60,16 @@ class FlipCapability:
     def rho(self):
         return float(1.0 - self.kappa.mean()) if self.words else float("nan")
 
+    @property
+    def rho_standard_error(self):
+        """Standard error of ρ over the sentences of ``D+``: ρ = 1 − mean_i (n_i / |V|), with n_i the words
+        that flip sentence i, so a set of sentences gives ρ ± this (None below 2 sentences, or when the
+        counts per sentence were not recorded: results saved before they were)."""
+        n = self.flips_per_sentence
+        if len(n) < 2 or len(n) != self.num_correct or not self.words:
+            return None
+        return float(np.std(np.asarray(n) / len(self.words), ddof=1) / np.sqrt(len(n)))
+
     def state(self):
         return {
             "words": self.words,
@@ -64,6 +78,7 @@ class FlipCapability:
             "num_examples": self.num_examples,
             "queries": self.queries,
             "seconds": self.seconds,
+            "flips_per_sentence": self.flips_per_sentence,
         }
 
     @classmethod
@@ -72,6 +87,7 @@ class FlipCapability:
         obj.counts = np.array(state["counts"], dtype=np.int64).reshape(len(obj.words), -1)
         for k in ("num_correct", "num_examples", "queries", "seconds"):
             setattr(obj, k, state[k])
+        obj.flips_per_sentence = list(state.get("flips_per_sentence", []))
         return obj
 
 
@@ -109,6 +125,7 @@ class FlipCapabilityResult:
         m = self.metric
         return {
             "rho": self.rho,
+            "rho_standard_error": m.rho_standard_error,
             "vocabulary": len(m.words),
             "correct": m.num_correct,
             "examples": m.num_examples,

@@ -53,8 +53,10 @@ class KappaTask:
         vocab_limit=None,
         checkpoint_seconds=CHECKPOINT_SECONDS,
         progress=None,
+        dtype=None,
+        vocab_from=None,
     ):
-        self.model_spec, self.method, self.m = model_spec, method, m
+        self.model_spec, self.method, self.m, self.dtype, self.vocab_from = model_spec, method, m, dtype, vocab_from
         self.device, self.batch_size, self.vocab_limit = device, batch_size, vocab_limit
         self.checkpoint_seconds, self.progress = checkpoint_seconds, progress
 
@@ -62,9 +64,10 @@ class KappaTask:
         model = (
             self.model_spec
             if not isinstance(self.model_spec, str)
-            else load_model_wrapper(self.model_spec, self.device, self.batch_size)
+            else load_model_wrapper(self.model_spec, self.device, self.batch_size, self.dtype)
         )
-        return KappaSetup(model, device=self.device, batch_size=self.batch_size, vocab_limit=self.vocab_limit)
+        limits = {"vocab_limit": self.vocab_limit, "vocab_from": self.vocab_from}
+        return KappaSetup(model, device=self.device, batch_size=self.batch_size, **limits)
 
     def run(self, setup, shard, saved=None, save=None):
         examples = [(t, y) for t, y in shard.items]
@@ -90,7 +93,7 @@ class KappaTask:
         return metric.state()
 
 
-def kappa_shards(model_wrapper, examples, method, m, vocab_limit, num_shards):
+def kappa_shards(model_wrapper, examples, method, m, vocab_limit, num_shards, vocab_from=None):
     """The shards of a κ run: ``(run settings, [Shard])``, keyed by the model's fingerprint, the settings,
     the layout and each shard's examples."""
     settings = {
@@ -101,6 +104,8 @@ def kappa_shards(model_wrapper, examples, method, m, vocab_limit, num_shards):
         "vocab_limit": vocab_limit,
         "shards": num_shards,
     }
+    if vocab_from:
+        settings["vocab_from"] = vocab_from
     return settings, make_shards([[t, None if y is None else int(y)] for t, y in examples], settings, num_shards)
 
 
@@ -119,6 +124,8 @@ def compute_flip_capability(
     settings=None,
     progress=True,
     checkpoint_seconds=CHECKPOINT_SECONDS,
+    dtype=None,
+    vocab_from=None,
 ):
     """κ and ρ of a classifier on ``examples`` (list of ``(text, label)``), shard by shard (module docstring).
 
@@ -132,8 +139,12 @@ def compute_flip_capability(
             output only, so an unfinished run with other settings there raises
             :class:`~...distributed.CheckpointMismatch` (a finished one does not); ``False`` for a
             store shared by many runs (the κ cache).
-        model_spec: what Ray workers load (default: ``model`` itself, pickled to them).
+        model_spec: what Ray workers load (default: ``model`` itself, pickled to them), in ``dtype``.
+        batch_size: rows per forward pass: EUBA's verification batches and brute force's chunks are built
+            on the model's device in chunks of this size (``--model-batch-size``).
         vocab_limit: keep only the first N vocabulary entries (for quick comparisons).
+        vocab_from: keep only the vocabulary entries that occur in this data set's training sentences
+            (``"mr"`` or a CSV), before ``vocab_limit``.
         settings: recorded in the result with the method, ``m``, vocabulary and examples (and the
             shard layout when ``--shards``/``--ray`` asked for one).
     Returns:
@@ -145,10 +156,10 @@ def compute_flip_capability(
     options = options or ClusterOptions()
     model_spec = model if model_spec is None else model_spec
     if isinstance(model, str):
-        model = load_model_wrapper(model, device, batch_size)
-    setup = KappaSetup(model, device=device, batch_size=batch_size, vocab_limit=vocab_limit)
+        model = load_model_wrapper(model, device, batch_size, dtype)
+    setup = KappaSetup(model, device=device, batch_size=batch_size, vocab_limit=vocab_limit, vocab_from=vocab_from)
     num_shards = shard_count(len(examples), options, ray_size=DEFAULT_SHARD_SIZE)
-    key, shards = kappa_shards(model, examples, method, m, vocab_limit, num_shards)
+    key, shards = kappa_shards(model, examples, method, m, vocab_limit, num_shards, vocab_from)
     run_key = content_digest([key, [s.key for s in shards]]) if one_run else None
     desc = f"κ ({method}{'' if method == 'brute' else f', m={m}'})" if progress else None
     task = KappaTask(
@@ -160,6 +171,8 @@ def compute_flip_capability(
         vocab_limit,
         checkpoint_seconds,
         progress=None if options.distributed else desc,  # Ray: one bar over shards, none per sentence
+        dtype=dtype,
+        vocab_from=vocab_from,
     )
     states, stats = run_shards(
         task,
@@ -174,6 +187,8 @@ def compute_flip_capability(
     for state in states:
         metric.merge(FlipCapability.from_state(state))
     settings = dict(settings or {}, method=method, m=m, vocabulary=len(setup.words), examples=len(examples))
+    if vocab_from:
+        settings["vocab_from"] = vocab_from
     if options.sharded:
         settings.update(shards=num_shards, ray=options.ray)
     result = FlipCapabilityResult(metric, settings)

@@ -13,7 +13,7 @@ Nothing here loads a model at import time.
 
 import re
 
-from ...shared.device import resolve_device
+from ...shared.device import resolve_device, torch_dtype
 
 # torch inside functions: the CLI imports this module at parse time (resources.proposers), and
 # `textattack-so --help` stays free of torch (~0.5 s, not ~6 s more with torch; measured).
@@ -36,29 +36,18 @@ def resolve_dtype(dtype, device):
     """
     import torch
 
-    if dtype is None or isinstance(dtype, torch.dtype):
-        dtype = dtype or torch.float32
-    else:
-        names = {
-            "float32": torch.float32,
-            "fp32": torch.float32,
-            "bfloat16": torch.bfloat16,
-            "bf16": torch.bfloat16,
-            "float16": torch.float16,
-            "fp16": torch.float16,
-        }
-        key = str(dtype).lower().replace("torch.", "")
-        if key == "auto":
-            if device.type == "cuda":
-                return torch.float16
-            bf16 = (
-                getattr(torch.backends.mkldnn, "is_available", lambda: False)()
-                and torch.ops.mkldnn._is_mkldnn_bf16_supported()
-            )
-            return torch.bfloat16 if bf16 else torch.float32
-        if key not in names:
-            raise ValueError(f"unknown dtype {dtype!r}; use float32, bfloat16, float16 or auto")
-        dtype = names[key]
+    if isinstance(dtype, str) and dtype.lower() == "auto":
+        if device.type == "cuda":
+            return torch.float16
+        bf16 = (
+            getattr(torch.backends.mkldnn, "is_available", lambda: False)()
+            and torch.ops.mkldnn._is_mkldnn_bf16_supported()
+        )
+        return torch.bfloat16 if bf16 else torch.float32
+    try:
+        dtype = torch_dtype(dtype)
+    except ValueError:
+        raise ValueError(f"unknown dtype {dtype!r}; use float32, bfloat16, float16 or auto") from None
     if dtype == torch.float16 and device.type != "cuda":
         raise ValueError("float16 needs a CUDA device; on a CPU use bfloat16 (or auto)")
     return dtype

@@ -3,6 +3,7 @@
 import importlib.util
 import os
 
+from ...shared.device import torch_dtype
 from .base import DEFAULT_TOP_K, WORD_PATTERN, WordProposer, flatten_requests, resolve_dtype
 
 # torch/transformers (and ..gemma, which imports them) inside the methods: the CLI imports this module at parse
@@ -48,7 +49,7 @@ class CausalLMProposer(WordProposer):
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
             tokenizer = tokenizer or AutoTokenizer.from_pretrained(str(model))
-            model = AutoModelForCausalLM.from_pretrained(str(model))
+            model = AutoModelForCausalLM.from_pretrained(str(model), dtype=torch_dtype())
         self.model = model.to(self.device).eval()
         self.tokenizer = tokenizer
         self.n_left = int(n_left)

@@ -2,6 +2,7 @@
 
 import os
 
+from ...shared.device import torch_dtype
 from .base import (
     DEFAULT_TOP_K,
     MaskedScoring,
@@ -48,7 +49,7 @@ class MaskedLMProposer(MaskedScoring, WordProposer):
             kw["local_files_only"] = local_files_only
         if isinstance(model, (str, os.PathLike)):
             self.model_name = str(model)
-            self.model = AutoModelForMaskedLM.from_pretrained(self.model_name, **kw)
+            self.model = AutoModelForMaskedLM.from_pretrained(self.model_name, dtype=torch_dtype(), **kw)
         else:
             self.model = model
             self.model_name = getattr(getattr(model, "config", None), "_name_or_path", "") or type(model).__name__

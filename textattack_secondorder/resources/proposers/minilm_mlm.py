@@ -9,6 +9,7 @@ import importlib.util
 import math
 from pathlib import Path
 
+from ...shared.device import torch_dtype
 from ..paths import data_path
 from .base import TokenNormalizer, WordProposer, resolve_dtype
 from .masked_lm import MaskedLMProposer
@@ -61,7 +62,11 @@ def build_minilm_mlm(encoder_path=None, lora=True, unigram_log_freq=None):
 
         encoder_path = get_model_path()
     encoder = AutoModel.from_pretrained(
-        str(encoder_path), hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, add_pooling_layer=False
+        str(encoder_path),
+        hidden_dropout_prob=0.0,
+        attention_probs_dropout_prob=0.0,
+        add_pooling_layer=False,
+        dtype=torch_dtype(),
     )
     for p in encoder.parameters():
         p.requires_grad_(False)

@@ -1,0 +1,200 @@
+"""The commands that run a model, on CUDA (mark ``gpu``; skipped where no CUDA device is present).
+
+Each runs a tiny model built here with ``--device cuda`` and compares with the same run on the CPU
+(equal, or within float tolerance where a GPU's sums round differently), and checks that the model,
+its batches and its gradients were on the GPU. Run them on a GPU machine with ``python -m pytest -m gpu``
+(``scripts/gpu_session.sh`` does, first).
+"""
+
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import tiny_word_cnn, write_tiny_bert
+from test_sp_defense_parts import BERT_VOCAB as VOCAB  # the part-by-part tests' tiny vocabulary and sentences
+from test_sp_defense_parts import DATA, WORDS
+
+# TA_SO_GPU_TEST_DEVICE=cpu runs the same tests on the CPU (a dry run of the tests themselves)
+GPU = os.environ.get("TA_SO_GPU_TEST_DEVICE", "cuda")
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(GPU.startswith("cuda") and not torch.cuda.is_available(), reason="needs a CUDA device"),
+]
+
+
+@pytest.fixture()
+def bert_dir(tmp_path):
+    from transformers import BertForSequenceClassification
+
+    settings = {"model_max_length": 32, "num_labels": 2, "initializer_range": 0.5}
+    return write_tiny_bert(tmp_path / "bert", VOCAB, BertForSequenceClassification, **settings)
+
+
+@pytest.fixture()
+def data_csv(tmp_path):
+    import pandas as pd
+
+    path = tmp_path / "data.csv"
+    pd.DataFrame({"text": [t for t, _ in DATA] * 2, "label": [y for _, y in DATA] * 2}).to_csv(path, index=False)
+    return path
+
+
+def on_cuda(model):
+    return next(model.parameters()).device.type == torch.device(GPU).type
+
+
+def run_cli(*argv):
+    from textattack_secondorder.cli import main
+
+    assert main([str(a) for a in argv]) == 0
+
+
+def test_wrapper_predictions_equal_the_cpu(bert_dir):
+    from textattack_secondorder.models.loading import load_model_wrapper
+
+    texts = [t for t, _ in DATA]
+    cpu = load_model_wrapper(str(bert_dir), "cpu")(texts)
+    gpu_wrapper = load_model_wrapper(str(bert_dir), GPU)
+    assert on_cuda(gpu_wrapper.model)
+    torch.testing.assert_close(gpu_wrapper(texts), cpu, atol=1e-4, rtol=1e-4)
+    half = load_model_wrapper(str(bert_dir), GPU, dtype="float16")
+    assert half.model.dtype == torch.float16
+    assert (half(texts).argmax(1) == cpu.argmax(1)).float().mean() >= 0.8
+
+
+def test_train_victims_trains_on_the_gpu():
+    from textattack_secondorder.models.training import train_word_model
+
+    words = WORDS + ["acting", "an"]
+    glove = (words, np.random.default_rng(0).normal(size=(len(words), 8)).astype("float32"))
+    data = DATA * 5
+    out = {}
+    for device in ("cpu", GPU):
+        model, tok, metrics = train_word_model("cnn", data, DATA, glove=glove, epochs=2, progress=False, device=device)
+        out[device] = (model.to("cpu"), tok, metrics)
+    assert out[GPU][2]["device"].startswith(torch.device(GPU).type)
+    x = out["cpu"][1]([t for t, _ in DATA], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        a = out["cpu"][0](**x).logits
+        b = out[GPU][0](**x).logits
+    torch.testing.assert_close(a, b, atol=1e-3, rtol=1e-3)
+
+
+def test_minilm_style_fine_tuning_on_the_gpu(bert_dir):
+    from textattack_secondorder.models.training import train_minilm
+
+    model, _, metrics = train_minilm(DATA * 4, DATA, model_path=bert_dir, epochs=1, batch_size=8, progress=False)
+    assert metrics["device"].startswith(torch.device(GPU).type) and on_cuda(model)
+    cpu_model, _, cpu_metrics = train_minilm(
+        DATA * 4, DATA, model_path=bert_dir, epochs=1, batch_size=8, progress=False, device="cpu"
+    )
+    assert abs(cpu_metrics["test_accuracy"] - metrics["test_accuracy"]) <= 1 / len(DATA)
+
+
+@pytest.mark.parametrize("candidates", [1, 4])
+def test_defend_augments_the_same_batches_on_the_gpu(candidates):
+    """The token-id augmentation on CUDA equals the CPU one on the same model (row for row)."""
+    from textattack_secondorder.augmentation.sp_defense import SPDefenseAugmenter, augmentation_vocabulary
+    from textattack_secondorder.defense.training import batch_modes
+    from textattack_secondorder.models.token_classifier import TokenClassifier
+
+    out = {}
+    for device in ("cpu", GPU):
+        wrapper = tiny_word_cnn(WORDS)
+        clf = TokenClassifier.from_model_wrapper(wrapper, device=device)
+        vocab = augmentation_vocabulary(clf, DATA)
+        aug = SPDefenseAugmenter("random", model=clf, vocabulary=vocab, seed=0, gradient_candidates=candidates)
+        aug.encode(DATA * 3)
+        rng = __import__("random").Random(0)
+        batches = []
+        for _ in range(10):
+            rows = [rng.randrange(len(DATA) * 3) for _ in range(8)]
+            ids, mask = aug.augment_batch(rows, batch_modes("sp-defense", 8, rng))
+            assert ids.device.type == torch.device(device).type
+            batches.append((ids.cpu(), mask.cpu()))
+        out[device] = batches
+    same = sum(torch.equal(a[0], b[0]) and torch.equal(a[1], b[1]) for a, b in zip(out["cpu"], out[GPU]))
+    assert same >= 9, same  # a near-tie of Eq. 5 may round the other way on a GPU
+
+
+def test_defend_command_trains_on_the_gpu(tmp_path, bert_dir, data_csv):
+    out = tmp_path / "defended"
+    run_cli(
+        "defend", "--model", bert_dir, "--dataset", data_csv, "--steps", 5, "--batch-size", 4, "--device", GPU,
+        "--out", out,
+    )  # fmt: skip
+    info = json.loads((out / "defense.json").read_text())
+    assert info["device"].startswith(torch.device(GPU).type) and info["dtype"] == "float32"
+
+
+@pytest.mark.parametrize("method", ["euba", "brute"])
+def test_flip_capability_on_the_gpu_equals_the_cpu(bert_dir, method):
+    from textattack_secondorder.evaluation.flip_capability import compute_flip_capability
+    from textattack_secondorder.models.loading import load_model_wrapper
+
+    results = {}
+    for device in ("cpu", GPU):
+        wrapper = load_model_wrapper(str(bert_dir), device)
+        results[device] = compute_flip_capability(
+            wrapper, DATA, method=method, m=None, batch_size=16, device=device, progress=False
+        )
+    assert results[GPU].metric.num_correct == results["cpu"].metric.num_correct
+    agree = (results[GPU].metric.counts == results["cpu"].metric.counts).mean()
+    assert agree >= 0.98, agree  # a prediction on a near-tie may round the other way
+    assert abs(results[GPU].rho - results["cpu"].rho) <= 0.02
+
+
+def test_flip_capability_command_on_the_gpu(tmp_path, bert_dir, data_csv):
+    out = tmp_path / "k.json"
+    run_cli(
+        "flip-capability", "--model", bert_dir, "--dataset", data_csv, "--num-examples", 6, "-m", 8,
+        "--device", GPU, "--model-batch-size", 32, "--out", out,
+    )  # fmt: skip
+    cpu = tmp_path / "k_cpu.json"
+    run_cli(
+        "flip-capability", "--model", bert_dir, "--dataset", data_csv, "--num-examples", 6, "-m", 8,
+        "--device", "cpu", "--model-batch-size", 32, "--out", cpu,
+    )  # fmt: skip
+    a, b = json.loads(out.read_text())["summary"], json.loads(cpu.read_text())["summary"]
+    assert abs(a["rho"] - b["rho"]) <= 0.05
+
+
+def test_sp_augment_command_on_the_gpu(tmp_path, bert_dir, data_csv):
+    import pandas as pd
+
+    outs = {}
+    for k, device in enumerate(("cpu", GPU)):
+        outs[device] = tmp_path / f"aug_{k}.csv"
+        run_cli(
+            "sp-augment", "--input-csv", data_csv, "--output-csv", outs[device], "--mode", "gradient",
+            "--model", bert_dir, "--device", device,
+        )  # fmt: skip
+    a, b = pd.read_csv(outs["cpu"]), pd.read_csv(outs[GPU])
+    assert (a["text"] == b["text"]).mean() >= 0.9
+
+
+def test_token_classifier_gradients_on_the_gpu(bert_dir):
+    from textattack_secondorder.models.loading import load_model_wrapper
+    from textattack_secondorder.models.token_classifier import TokenClassifier
+
+    grads = {}
+    for device in ("cpu", GPU):
+        clf = TokenClassifier.from_model_wrapper(load_model_wrapper(str(bert_dir), device), device=device)
+        ids, positions = clf.encode("the film was good")
+        logp, g = clf.masked_gradients(ids, positions, 1, as_numpy=False)
+        assert g.device.type == torch.device(device).type
+        grads[device] = g.cpu()
+    torch.testing.assert_close(grads[GPU], grads["cpu"], atol=1e-4, rtol=1e-3)
+
+
+def test_wrapper_is_the_one_sweeps_and_bias_use(bert_dir):
+    """bias / robustness / attack-sweep / check load their victim with load_model_wrapper(spec, device):
+    on CUDA the wrapper's model and its outputs' device agree with what TextAttack expects (CPU logits)."""
+    from textattack_secondorder.models.loading import load_model_wrapper
+
+    wrapper = load_model_wrapper(str(bert_dir), GPU, 4)
+    logits = wrapper([t for t, _ in DATA])
+    assert logits.device.type == "cpu" and on_cuda(wrapper.model) and wrapper.batch_size == 4
