@@ -85,7 +85,9 @@ def cmd_pairs(args):
     for label, path in (s.split("=", 1) for s in args.synonyms):
         synonyms = SynonymList(path or None)
         for rule in args.rules:
-            selector = PatchWordSelector(model, synonyms, rule=build_patch_rule(rule, masked_lm=masked_lm))
+            name, _, drop = rule.partition("@")  # in-context@4: another causal-LM drop, @none: no causal-LM check
+            kw = {"lm_drop": None if drop == "none" else float(drop)} if drop else {}
+            selector = PatchWordSelector(model, synonyms, rule=build_patch_rule(name, masked_lm=masked_lm, **kw))
             skipped, t0 = 0, time.perf_counter()
             for i, (text, _) in enumerate(test):
                 pair, _ = selector.select(AttackedText(text))
@@ -167,7 +169,9 @@ def main():
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("pairs", help="the pair each rule chooses on held-out sentences, as reader items")
     p.add_argument("--victim", default="mr-cnn")
-    p.add_argument("--rules", nargs="+", default=RULES)
+    p.add_argument(
+        "--rules", nargs="+", default=RULES, help="patch rules; in-context@D: causal-LM drop D (@none: no such check)"
+    )
     p.add_argument("--synonyms", nargs="+", default=["packaged="], help="LABEL=PATH (empty PATH: the slot default)")
     p.add_argument("--masked-lm", default=None, help="masked-LM slot value the rules score with")
     p.add_argument("--examples", type=int, default=100)

@@ -16,6 +16,7 @@ from textattack_secondorder.attack_recipes import SOBeam
 from textattack_secondorder.constraints import CausalLMFit, PatchPartOfSpeech, PseudoLogLikelihoodDrop, WordNetSynonym
 from textattack_secondorder.goal_functions import PatchWordSelector, apply_patch
 from textattack_secondorder.goal_functions.patch_rules import (
+    CHUNK,
     NO_PAIR_KEPT,
     PATCH_RULES,
     PatchRule,
@@ -161,7 +162,7 @@ def test_rule_returns_the_first_kept_and_checks_later_candidates_only_when_neede
     k, refused = PatchRule("t", [c]).first_kept(ref, texts)
     assert k == 40 and refused == {"Counting": 40}
     c2 = Counting("fine")
-    assert PatchRule("t", [c2]).first_kept(ref, texts)[0] == 0 and c2.seen == 32  # one chunk was enough
+    assert PatchRule("t", [c2]).first_kept(ref, texts)[0] == 0 and c2.seen == CHUNK  # one chunk was enough
 
 
 def test_selector_takes_the_best_pair_the_rule_keeps_and_says_why_none():
@@ -189,6 +190,10 @@ def test_rule_names_and_a_bad_name():
     with pytest.raises(ValueError, match="'in-context', 'authors-code', 'paper'"):
         check_patch_rule("strict")
     assert build_patch_rule("paper").constraints == []
+    no_lm = build_patch_rule("in-context", causal_lm=StubCausalLM({}), lm_drop=None, tagger=StubTagger({}))
+    assert [type(c).__name__ for c in no_lm.constraints] == ["PatchPartOfSpeech", "WordNetSynonym"]
+    with pytest.raises(RecipeParameterError, match="patch_lm_drop=-1 is not allowed"):
+        SOBeam.build(object(), patch_lm_drop=-1)
     with pytest.raises(RecipeParameterError, match="patch_rule='strict' is not allowed: choose one of"):
         SOBeam.build(object(), patch_rule="strict")
 

@@ -32,6 +32,7 @@ LIMITS = {
     "delta": (0, None),
     "expand_chunk": (0, None),
     "similarity_threshold": (-1, 1),
+    "patch_lm_drop": (0, None),
     "max_percent": (0, 1),
 }
 CHOICES = {
@@ -43,7 +44,7 @@ CHOICES = {
 }
 # Parameters whose default is a number but that also take None; parameters that also take an object
 # (a torch dtype) besides their choices.
-NONE_ALLOWED = {"similarity_threshold"}
+NONE_ALLOWED = {"similarity_threshold", "patch_lm_drop"}
 OBJECTS_ALLOWED = {"masked_lm_dtype"}
 
 

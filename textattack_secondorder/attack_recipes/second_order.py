@@ -23,7 +23,7 @@ constraints (:func:`double_perturbation_goal`) and the attack class.
 """
 
 from ..constraints import PatchWordModification, PatchWordsUnique
-from ..goal_functions.patch_rules import DEFAULT_PATCH_RULE, build_patch_rule
+from ..goal_functions.patch_rules import CAUSAL_LM_MAX_DROP, DEFAULT_PATCH_RULE, build_patch_rule
 from ..goal_functions.second_order import SecondOrderClassification
 from ..resources import load_synonyms
 from ..transformations.neighborhood import DELTA, KAPPA
@@ -58,6 +58,12 @@ COMMON_PARAMS = {
         "first WordNet sense, the causal LM's fit: the pairs readers accept), 'authors-code' (the authors' "
         "code: masked-LM pseudo-log-likelihood drop <= 1.5), 'paper' (the paper's text: every listed synonym); "
         "docs/methods.md §1.2",
+    ),
+    "patch_lm_drop": (
+        CAUSAL_LM_MAX_DROP,
+        "in-context rule: largest drop of the causal LM's log-likelihood log P(x ⊕ p) vs log P(x), in nats; "
+        "larger keeps a pair in more sentences and fewer of those pairs keep the meaning, None drops the "
+        "check (measured: docs/methods.md §1.2)",
     ),
     "kappa": (KAPPA, "Algorithm 1: keep logits > max(L[kappa], L[0] - delta); paper kappa = 20"),
     "delta": (DELTA, "Algorithm 1: paper delta = 3"),
@@ -97,7 +103,13 @@ def double_perturbation_goal(model_wrapper, p, masked_lm=None):
         model_wrapper,
         load_synonyms(p["synonyms"]),
         query_budget=p["query_budget"],
-        patch_rule=build_patch_rule(p["patch_rule"], masked_lm=masked_lm, causal_lm=p["causal_lm"], device=p["device"]),
+        patch_rule=build_patch_rule(
+            p["patch_rule"],
+            masked_lm=masked_lm,
+            causal_lm=p["causal_lm"],
+            device=p["device"],
+            lm_drop=p["patch_lm_drop"],
+        ),
     )
     #
     # Algorithm 1: the position holding the patch word p1 is never modified, and no neighbour

@@ -41,7 +41,7 @@ WORDNET_SENSES = 1  # p1's first sense ...
 WORDNET_SENSES_NEW = 1  # ... which is p2's first sense too
 CAUSAL_LM_MAX_DROP = 3.0  # nats of log P(sentence)
 AUTHORS_PLL_MAX_DROP = 1.5  # Zhang et al.'s released code
-CHUNK = 32  # candidates checked per round, best first (most inputs are decided in the first round)
+CHUNK = 8  # candidates checked per round, best first: later ones are only scored when these all fail
 
 
 def check_patch_rule(name):
@@ -106,21 +106,23 @@ def _scorer(masked_lm):
     return scorer
 
 
-def build_patch_rule(name=DEFAULT_PATCH_RULE, masked_lm=None, causal_lm=None, device=None, tagger=None):
+def build_patch_rule(
+    name=DEFAULT_PATCH_RULE, masked_lm=None, causal_lm=None, device=None, tagger=None, lm_drop=CAUSAL_LM_MAX_DROP
+):
     """The patch rule called ``name``. ``masked_lm``: the proposer the attack's neighbourhood uses (shared, so
     the masked LM is loaded once), a name of the masked-LM slot or None (its default); ``causal_lm``: a scorer
     or a name of the causal-LM slot (None: its default; GPT-2 online, Gemma-3-270M offline), loaded on
-    ``device``; ``tagger``: the part-of-speech tagger (None: the ``pos_tagger`` slot)."""
+    ``device``; ``tagger``: the part-of-speech tagger (None: the ``pos_tagger`` slot); ``lm_drop``: the
+    in-context rule's largest drop of the causal LM's log-likelihood (None: no causal-LM check)."""
     check_patch_rule(name)
     if name == "paper":
         return PatchRule(name)
     if name == "authors-code":
         return PatchRule(name, [PseudoLogLikelihoodDrop(_scorer(masked_lm), max_drop=AUTHORS_PLL_MAX_DROP)])
-    return PatchRule(
-        name,
-        [
-            PatchPartOfSpeech(tagger=tagger),
-            WordNetSynonym(max_sense=WORDNET_SENSES, max_sense_new=WORDNET_SENSES_NEW, tagger=tagger),
-            CausalLMFit(causal_lm, max_log_prob_diff=CAUSAL_LM_MAX_DROP, device=device),
-        ],
-    )
+    constraints = [
+        PatchPartOfSpeech(tagger=tagger),
+        WordNetSynonym(max_sense=WORDNET_SENSES, max_sense_new=WORDNET_SENSES_NEW, tagger=tagger),
+    ]
+    if lm_drop is not None:
+        constraints.append(CausalLMFit(causal_lm, max_log_prob_diff=lm_drop, device=device))
+    return PatchRule(name, constraints)
