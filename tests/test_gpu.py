@@ -76,11 +76,9 @@ def test_train_victims_trains_on_the_gpu():
         model, tok, metrics = train_word_model("cnn", data, DATA, glove=glove, epochs=2, progress=False, device=device)
         out[device] = (model.to("cpu"), tok, metrics)
     assert out[GPU][2]["device"].startswith(torch.device(GPU).type)
-    x = out["cpu"][1]([t for t, _ in DATA], padding=True, return_tensors="pt")
-    with torch.no_grad():
-        a = out["cpu"][0](**x).logits
-        b = out[GPU][0](**x).logits
-    torch.testing.assert_close(a, b, atol=1e-3, rtol=1e-3)
+    # Dropout masks come from the device's own random generator, so the two runs train differently (on an
+    # H200: logits up to 0.15 apart after 2 epochs); what must agree is what the training reaches.
+    assert abs(out["cpu"][2]["test_accuracy"] - out[GPU][2]["test_accuracy"]) <= 1 / len(DATA)
 
 
 def test_minilm_style_fine_tuning_on_the_gpu(bert_dir):
