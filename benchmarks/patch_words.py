@@ -118,6 +118,10 @@ def cmd_vulnerable(args):
 
     rows = pd.read_csv(args.examples_csv, keep_default_na=False, na_values={"patch_index": [""]})
     rows = rows[(rows.result == "Successful") & rows.recipe.str.startswith(tuple(args.recipes))]
+    if args.per_group:  # a random sample of each (victim, recipe)'s vulnerable examples
+        rows = rows.groupby(["victim", "recipe"], group_keys=False).apply(
+            lambda g: g.sample(min(len(g), args.per_group), random_state=args.seed)
+        )
     vulnerable = [
         {"victim": r.victim, "recipe": r.recipe, "example": r.example, "text": r.perturbed}
         | {"index": int(r.patch_index), "p1": r.patch_p1, "p2": r.patch_p2, "perturbed_words": r.perturbed_words}
@@ -182,6 +186,7 @@ def main():
     v = sub.add_parser("vulnerable", help="the vulnerable examples of a second_order.py run, as reader items")
     v.add_argument("--examples-csv", required=True)
     v.add_argument("--recipes", nargs="+", default=["so-"], help="recipe name prefixes to read (default so-*)")
+    v.add_argument("--per-group", type=int, default=None, help="read at most N per (victim, recipe), sampled")
     v.add_argument("--stem", default="vulnerable_pairs")
     v.add_argument("--seed", type=int, default=0)
     v.add_argument("--out-dir", default=str(RESULTS))

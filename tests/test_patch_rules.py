@@ -11,7 +11,7 @@ import pytest
 import textattack
 from textattack.shared import AttackedText
 
-from conftest import bert_tokenizer
+from conftest import write_tiny_mlm
 from textattack_secondorder.attack_recipes import SOBeam
 from textattack_secondorder.constraints import CausalLMFit, PatchPartOfSpeech, PseudoLogLikelihoodDrop, WordNetSynonym
 from textattack_secondorder.goal_functions import PatchWordSelector, apply_patch
@@ -254,20 +254,10 @@ VOCAB += ["##watch", "##able", "it", "was"]
 
 
 @pytest.fixture(scope="module")
-def tiny():
-    from transformers import BertConfig, BertForMaskedLM
-
-    tok = bert_tokenizer(VOCAB)
-    torch.manual_seed(0)
-    cfg = BertConfig(
-        vocab_size=len(VOCAB),
-        hidden_size=16,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=32,
-        max_position_embeddings=64,
-    )
-    return MaskedLMProposer(BertForMaskedLM(cfg).eval(), tok, device="cpu"), tok
+def tiny(tmp_path_factory):
+    folder = write_tiny_mlm(tmp_path_factory.mktemp("mlm"), VOCAB)
+    p = MaskedLMProposer(str(folder), device="cpu")
+    return p, p.tokenizer
 
 
 def _log_probs(model, ids):
