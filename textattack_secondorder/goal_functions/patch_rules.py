@@ -22,6 +22,7 @@ check was measured to add, are in docs/methods.md §1.2.
 """
 
 import logging
+from collections import Counter
 
 from ..constraints import CausalLMFit, PatchPartOfSpeech, PseudoLogLikelihoodDrop, WordNetSynonym
 from ..resources import load_word_proposer, word_proposer
@@ -65,26 +66,24 @@ class PatchRule:
 
     def kept(self, reference, patched_texts):
         """``(kept, refused)``: the texts of ``patched_texts`` every constraint accepts against
-        ``reference``, in their order, and how many each constraint refused (by class name)."""
-        kept, refused = list(patched_texts), {}
+        ``reference``, in their order, and how many each constraint refused (a ``Counter`` by class name)."""
+        kept, refused = list(patched_texts), Counter()
         for c in self.constraints:
             if not kept:
                 break
             passed = c._check_constraint_many(kept, reference)
-            if len(passed) < len(kept):
-                refused[type(c).__name__] = refused.get(type(c).__name__, 0) + len(kept) - len(passed)
+            refused[type(c).__name__] += len(kept) - len(passed)
             kept = passed
-        return kept, refused
+        return kept, +refused  # unary plus drops the zero counts
 
     def first_kept(self, reference, patched_texts):
         """``(index, refused)``: the first of ``patched_texts`` the rule keeps (``None`` if none), checked
         :data:`CHUNK` at a time so that later candidates are only scored when the earlier ones fail."""
-        refused = {}
+        refused = Counter()
         for start in range(0, len(patched_texts), CHUNK):
             chunk = patched_texts[start : start + CHUNK]
             kept, why = self.kept(reference, chunk)
-            for k, n in why.items():
-                refused[k] = refused.get(k, 0) + n
+            refused += why
             if kept:
                 ids = {id(t): n for n, t in enumerate(chunk)}
                 return start + min(ids[id(t)] for t in kept), refused

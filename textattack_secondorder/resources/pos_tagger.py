@@ -55,15 +55,10 @@ class PosTagger:
     def tag_many(self, attacked_texts):
         """:meth:`tags` of many texts; the untagged ones go through spaCy in one ``pipe`` call."""
         texts = [t.text for t in attacked_texts]
-        todo = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        todo_at = {t.text: t for t in attacked_texts if t.text in set(todo)}
-        for text, doc in zip(todo, self.nlp.pipe(todo)):
-            starts = [(tok.idx, tok.idx + len(tok.text), tok.tag_) for tok in doc]
-            tags = []
-            for a, _ in word_offsets(todo_at[text]):
-                tag = next((g for s, e, g in starts if s <= a < e), None)
-                tags.append(tag)
-            self._cache[text] = tuple(tags)
+        todo = {t.text: t for t in attacked_texts if t.text not in self._cache}  # text -> its AttackedText
+        for (text, at), doc in zip(todo.items(), self.nlp.pipe(list(todo))):
+            spans = [(tok.idx, tok.idx + len(tok.text), tok.tag_) for tok in doc]
+            self._cache[text] = tuple(next((g for s, e, g in spans if s <= a < e), None) for a, _ in word_offsets(at))
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return [self._cache[t] for t in texts]
