@@ -19,7 +19,9 @@ class CausalLMFit(LanguageModelConstraint):
     """Refuse a transformed text whose causal-LM log-likelihood is ``max_log_prob_diff`` below the reference's.
 
     Args:
-        causal_lm: an object with ``log_likelihood(texts)``, a name of the causal-LM slot, or None (its default).
+        causal_lm: an object with ``log_likelihood(texts)`` and ``log_likelihood_differences(reference, texts)``
+            (:class:`~textattack_secondorder.resources.perplexity.CausalLMScorer`), a name of the causal-LM slot,
+            or None (its default).
         max_log_prob_diff: largest allowed drop of ``log P(text)`` (nats).
         device: device of the causal LM when it is loaded here.
     """
@@ -39,5 +41,5 @@ class CausalLMFit(LanguageModelConstraint):
     def _check_constraint_many(self, transformed_texts, reference_text):
         if not transformed_texts:
             return []
-        ll = self.causal_lm.log_likelihood([reference_text.text] + [t.text for t in transformed_texts])
-        return [t for t, v in zip(transformed_texts, ll[1:]) if v > ll[0] - self.max_log_prob_diff]
+        diffs = self.causal_lm.log_likelihood_differences(reference_text.text, [t.text for t in transformed_texts])
+        return [t for t, d in zip(transformed_texts, diffs) if d > -self.max_log_prob_diff]

@@ -34,8 +34,9 @@ class CausalLMScorer:
         ids = self.tokenizer(text, add_special_tokens=False)["input_ids"][: self.max_length - 1]
         return [self.bos] + ids
 
-    def _nll(self, texts):
-        """``(sum of token NLLs, token count)`` of each text (BOS-conditioned; NaN count 0 for an empty text)."""
+    def _nll(self, texts, from_token=0):
+        """``(sum of token NLLs, token count)`` of each text (BOS-conditioned; count 0 for an empty text),
+        over the tokens from position ``from_token`` on (the model still reads the whole text)."""
         total, count = np.zeros(len(texts)), np.zeros(len(texts), dtype=int)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for s in range(0, len(order), self.batch_size):
@@ -48,13 +49,26 @@ class CausalLMScorer:
                 ids[r, : len(q)] = torch.tensor(q)
                 mask[r, : len(q)] = 1
             ids, mask = ids.to(self.device), mask.to(self.device)
+            first = max(1, from_token)  # the first token scored
+            if first >= width:  # nothing of these texts lies past the shared start
+                continue
             with torch.no_grad():
-                logits = self.model(input_ids=ids, attention_mask=mask).logits[:, :-1].float()
-            nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), ids[:, 1:], reduction="none") * mask[:, 1:]
-            sums, counts = nll.sum(1).cpu().numpy(), mask[:, 1:].sum(1).cpu().numpy()
+                logits = self._logits(ids, mask, first - 1).float()  # positions first-1 .. width-2 predict them
+            target, keep = ids[:, first:], mask[:, first:]
+            nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), target, reduction="none") * keep
+            sums, counts = nll.sum(1).cpu().numpy(), keep.sum(1).cpu().numpy()
             for r, i in enumerate(idx):
                 total[i], count[i] = sums[r], counts[r]
         return total, count
+
+    def _logits(self, ids, mask, start):
+        """Vocabulary logits at positions ``start`` .. ``width - 2`` (the model's full vocabulary is the costly
+        part: only the positions asked for are projected onto it, where the model takes ``logits_to_keep``)."""
+        keep = torch.arange(start, ids.shape[1] - 1, device=ids.device)
+        try:
+            return self.model(input_ids=ids, attention_mask=mask, logits_to_keep=keep).logits
+        except TypeError:  # a model without logits_to_keep
+            return self.model(input_ids=ids, attention_mask=mask).logits[:, start:-1]
 
     def perplexity(self, texts):
         total, count = self._nll(texts)
@@ -64,3 +78,14 @@ class CausalLMScorer:
     def log_likelihood(self, texts):
         """``log P(text)``: the sum of the tokens' log-probabilities, each given the ones before it and BOS."""
         return -self._nll(texts)[0]
+
+    def log_likelihood_differences(self, reference, texts):
+        """``log P(text) - log P(reference)`` for each of ``texts``, exactly, from one batch: the tokens the
+        texts and the reference share at their start have the same log-probabilities in all of them, so only
+        the tokens after that shared start are scored (for a one-word swap, about half the positions)."""
+        seqs = [self._ids(t) for t in [reference, *texts]]
+        shared = min(len(seqs[0]), *(len(q) for q in seqs))
+        for q in seqs[1:]:
+            shared = min(shared, next((k for k, (a, b) in enumerate(zip(seqs[0], q)) if a != b), shared))
+        nll = self._nll([reference, *texts], from_token=shared)[0]
+        return nll[0] - nll[1:]
