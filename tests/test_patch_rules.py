@@ -66,6 +66,10 @@ class StubCausalLM:
         self.calls += 1
         return np.array([self.table.get(t, -50.0) for t in texts])
 
+    def log_likelihood_differences(self, reference, texts):
+        ll = self.log_likelihood([reference, *texts])
+        return ll[1:] - ll[0]
+
 
 def swap(text, i, word):
     at = AttackedText(text)
@@ -290,3 +294,22 @@ def test_in_context_rule_with_the_real_tagger_and_wordnet():
     # picture shares movie's first sense, but a picture is first of all an image: refused by WordNet
     lm.table["i watched the film yesterday"] = -40.0
     assert rule.kept(x, texts)[1] == {"PatchPartOfSpeech": 2, "WordNetSynonym": 1, "CausalLMFit": 1}
+
+
+def test_causal_lm_differences_score_only_after_the_shared_start_and_equal_the_full_sums():
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from conftest import bert_tokenizer
+    from textattack_secondorder.resources.perplexity import CausalLMScorer
+
+    tok = bert_tokenizer(VOCAB)
+    tok.bos_token = "[CLS]"
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(VOCAB), n_positions=64, n_embd=16, n_layer=2, n_head=2))
+    lm = CausalLMScorer(model.eval(), tok, device="cpu", batch_size=2)
+    ref = "the film is good ."
+    texts = ["the movie is good .", "the film is fine .", "the film was good ."]
+    full = lm.log_likelihood([ref, *texts])
+    np.testing.assert_allclose(lm.log_likelihood_differences(ref, texts), full[1:] - full[0], atol=1e-4)
+    assert lm.log_likelihood_differences(ref, [ref])[0] == pytest.approx(0.0, abs=1e-6)
+    assert np.isfinite(lm.perplexity([ref, "good"])).all()
