@@ -24,7 +24,7 @@ Phases:
 
 Sizes: ``GPU_SESSION_SIZE=full`` (default: the issue's sizes) or ``tiny`` (a few sentences and steps: the
 same path on a CPU in minutes, to check the script). ``DEVICE`` (default cuda), ``JOBS``, ``SEEDS``,
-``STEPS``, ``SESSION_SECONDS`` override; ``PHASES`` (default "tests speed table") picks phases, e.g. a
+``STEPS``, ``SESSION_SECONDS``, ``TABLE_JOBS`` (job names to run, e.g. "guide sp-defense-K32-seed0") override; ``PHASES`` (default "tests speed table") picks phases, e.g. a
 second session for the seeds a first one did not reach: ``PHASES=table SEEDS="1 2"`` (the vanilla row and
 the Eq. 5 guide are repeated: they take a minute).
 """
@@ -250,6 +250,12 @@ def table_jobs():
     return jobs
 
 
+def picked(jobs):
+    """``TABLE_JOBS`` (job names, e.g. "sp-defense-K32-seed0 rand-seed1") keeps only those jobs."""
+    names = os.environ.get("TABLE_JOBS", "").split()
+    return [j for j in jobs if j["name"] in names] if names else jobs
+
+
 def job_argv(job):
     argv = bench(
         "sp_defense.py", "--victims", "mr-minilm", "--models", *job["models"], "--seeds", *job["seeds"],
@@ -293,6 +299,7 @@ def table_phase():
         ),
     }  # fmt: skip
     pending.insert(1, guide)
+    pending = picked(pending)
     running, done, durations = {}, [], []
     margin = 25  # seconds kept at the end to stop jobs and pack
     while pending or running:
