@@ -119,9 +119,7 @@ def cmd_vulnerable(args):
     rows = pd.read_csv(args.examples_csv, keep_default_na=False, na_values={"patch_index": [""]})
     rows = rows[(rows.result == "Successful") & rows.recipe.str.startswith(tuple(args.recipes))]
     if args.per_group:  # a random sample of each (victim, recipe)'s vulnerable examples
-        rows = rows.groupby(["victim", "recipe"], group_keys=False).apply(
-            lambda g: g.sample(min(len(g), args.per_group), random_state=args.seed)
-        )
+        rows = rows.sample(frac=1.0, random_state=args.seed).groupby(["victim", "recipe"]).head(args.per_group)
     vulnerable = [
         {"victim": r.victim, "recipe": r.recipe, "example": r.example, "text": r.perturbed}
         | {"index": int(r.patch_index), "p1": r.patch_p1, "p2": r.patch_p2, "perturbed_words": r.perturbed_words}
