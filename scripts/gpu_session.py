@@ -24,7 +24,8 @@ Phases:
 
 Sizes: ``GPU_SESSION_SIZE=full`` (default: the issue's sizes) or ``tiny`` (a few sentences and steps: the
 same path on a CPU in minutes, to check the script). ``DEVICE`` (default cuda), ``JOBS``, ``SEEDS``,
-``STEPS``, ``SESSION_SECONDS``, ``TABLE_JOBS`` (job names to run, e.g. "guide sp-defense-K32-seed0") override; ``PHASES`` (default "tests speed table") picks phases, e.g. a
+``STEPS``, ``SESSION_SECONDS``, ``TABLE_JOBS`` (job names to run, e.g. "guide sp-defense-K32-seed0")
+override; ``PHASES`` (default "tests speed table") picks phases, e.g. a
 second session for the seeds a first one did not reach: ``PHASES=table SEEDS="1 2"`` (the vanilla row and
 the Eq. 5 guide are repeated: they take a minute).
 """
