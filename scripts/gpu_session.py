@@ -254,6 +254,9 @@ def table_jobs():
 def picked(jobs):
     """``TABLE_JOBS`` (job names, e.g. "sp-defense-K32-seed0 rand-seed1") keeps only those jobs."""
     names = os.environ.get("TABLE_JOBS", "").split()
+    unknown = sorted(set(names) - {j["name"] for j in jobs})
+    if unknown:
+        raise SystemExit(f"TABLE_JOBS: no such job {', '.join(unknown)}; valid: {' '.join(j['name'] for j in jobs)}")
     return [j for j in jobs if j["name"] in names] if names else jobs
 
 
