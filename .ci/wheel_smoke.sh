@@ -5,7 +5,8 @@
 #   (a) `textattack-so resources` exits 0;
 #   (b) every file under data/ and the robustness report template are inside the
 #       installed package;
-#   (c) one so-beam example on the demo word CNN writes a CSV row.
+#   (c) so-beam on the first 4 demo sentences (the first 3 have no patch pair the default rule keeps)
+#       finds a vulnerable example with the in-context patch rule, in the CSV.
 # Called by .ci/run after the test command; can be run on its own.
 # Environment: PYTHON (default python3.11), SMOKE_TIMEOUT_S (attack step, default 1200),
 # WHEEL_SMOKE_KEEP=1 keeps the temporary folder (venv, wheel, caches) for inspection.
@@ -93,13 +94,13 @@ if missing:
 print(f"  {checked} files present in {pkg}")
 EOF
 
-step "(c) textattack attack --recipe so-beam on the demo CNN, 1 example"
+step "(c) textattack attack --recipe so-beam on the demo CNN, 4 examples"
 limit=${SMOKE_TIMEOUT_S:-1200}
 rc=0
 timeout "$limit" textattack attack --recipe so-beam \
   --model-from-file "$repo/recipes/models/mr_cnn.py" \
   --dataset-from-file "$repo/recipes/datasets/mr.py^dataset" \
-  --num-examples 1 --log-to-csv "$work/smoke.csv" || rc=$?
+  --num-examples 4 --log-to-csv "$work/smoke.csv" || rc=$?
 if [ "$rc" -ne 0 ]; then
   [ "$rc" -eq 124 ] && echo "so-beam smoke: timed out after ${limit} s (SMOKE_TIMEOUT_S)" >&2
   echo "so-beam smoke: textattack attack failed (exit $rc)" >&2
@@ -113,7 +114,14 @@ with open(os.environ["CSV"], newline="", encoding="utf-8") as f:
     rows = list(csv.DictReader(f))
 if not rows:
     raise SystemExit("so-beam smoke: the CSV log has no row")
-print(f"  CSV rows: {len(rows)}; first result_type: {rows[0].get('result_type')}")
+found = [r for r in rows if r.get("result_type") == "Successful" and r.get("patch_p2")]
+if not found or found[0].get("patch_rule") != "in-context":
+    raise SystemExit(
+        "so-beam smoke: no vulnerable example with the in-context patch rule in "
+        + ", ".join(f"{r.get('result_type')}/{r.get('patch_rule')}" for r in rows)
+    )
+r = found[0]
+print(f"  CSV rows: {len(rows)}; a vulnerable example: {r['patch_p1']} -> {r['patch_p2']} ({r['patch_rule']})")
 EOF
 
 echo "+ wheel smoke test passed in $((SECONDS - t0)) s"
