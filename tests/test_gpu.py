@@ -66,6 +66,7 @@ def test_wrapper_predictions_equal_the_cpu(bert_dir):
 
 
 def test_train_victims_trains_on_the_gpu():
+    from textattack_secondorder.models.prediction import predict_logits
     from textattack_secondorder.models.training import train_word_model
 
     words = WORDS + ["acting", "an"]
@@ -73,12 +74,19 @@ def test_train_victims_trains_on_the_gpu():
     data = DATA * 5
     out = {}
     for device in ("cpu", GPU):
-        model, tok, metrics = train_word_model("cnn", data, DATA, glove=glove, epochs=2, progress=False, device=device)
+        # no dropout: its masks come from each device's own random generator (with it, two H200 sessions saw
+        # logits 0.15 apart and test accuracies 0.83 / 0.5 on these 6 sentences); the batch order is drawn on
+        # the host, so without dropout the two runs differ by float rounding only
+        model, tok, metrics = train_word_model(
+            "cnn", data, DATA, glove=glove, epochs=2, progress=False, device=device, dropout=0.0
+        )
         out[device] = (model.to("cpu"), tok, metrics)
     assert out[GPU][2]["device"].startswith(torch.device(GPU).type)
-    # Dropout masks come from the device's own random generator, so the two runs train differently (on an
-    # H200: logits up to 0.15 apart after 2 epochs); what must agree is what the training reaches.
-    assert abs(out["cpu"][2]["test_accuracy"] - out[GPU][2]["test_accuracy"]) <= 1 / len(DATA)
+    texts = [t for t, _ in DATA]
+    cpu_logits = predict_logits(out["cpu"][0], out["cpu"][1], texts, device="cpu")
+    gpu_logits = predict_logits(out[GPU][0], out[GPU][1], texts, device="cpu")
+    torch.testing.assert_close(torch.as_tensor(gpu_logits), torch.as_tensor(cpu_logits), atol=1e-2, rtol=1e-2)
+    assert out["cpu"][2]["test_accuracy"] == out[GPU][2]["test_accuracy"]
 
 
 def test_minilm_style_fine_tuning_on_the_gpu(bert_dir):
