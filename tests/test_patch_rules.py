@@ -188,6 +188,34 @@ def test_selector_takes_the_best_pair_the_rule_keeps_and_says_why_none():
     assert pair is None and reason.startswith(NO_PAIR_KEPT) and "3 candidate pairs" in reason
 
 
+def test_synonyms_no_rule_can_score_are_no_candidates(tiny):
+    """A user's list with empty strings, digits, punctuation, emoji or several words: those are left out,
+    with every rule, and the pair is chosen among the rest (or the row is skipped, saying why)."""
+    pytest.importorskip("spacy")
+
+    class Scores(textattack.models.wrappers.ModelWrapper):
+        model = None
+
+        def __call__(self, texts):
+            return np.array([[0.5, 0.5] if t == "movie" else [0.0, 1.0] for t in texts])
+
+    x = AttackedText("i watched the movie yesterday")
+    junk = ["", "  ", "m0vie!", "---", "\U0001f3ac", "motion picture", "-film", "2"]
+    syn = {"movie": junk + ["film"], "watched": ["w@tched"]}
+    lm = StubCausalLM({x.text: -30.0, "i watched the film yesterday": -31.0})
+    rules = {
+        "paper": build_patch_rule("paper"),
+        "in-context": build_patch_rule("in-context", causal_lm=lm),
+        "authors-code": build_patch_rule("authors-code", masked_lm=tiny[0]),
+    }
+    assert PatchWordSelector(Scores(), syn).candidates(x.words) == [("movie", "film", 3)]
+    for name, rule in rules.items():
+        pair, reason = PatchWordSelector(Scores(), syn, rule=rule).select(x)
+        assert reason is None and (pair.p1, pair.p2) == ("movie", "film"), name
+        pair, reason = PatchWordSelector(Scores(), {"movie": junk}, rule=rule).select(x)
+        assert pair is None and reason.startswith("no patch word"), name
+
+
 def test_rule_names_and_a_bad_name():
     assert set(PATCH_RULES) == {"in-context", "authors-code", "paper"}
     assert check_patch_rule("paper") == "paper"

@@ -15,6 +15,7 @@ rule's masked-LM scores are only computed until one pair passes.
 """
 
 import logging
+import re
 import weakref
 from dataclasses import dataclass
 
@@ -51,6 +52,10 @@ def apply_patch(attacked_text, patch):
 # model wrapper -> {word: probability vector}; kept while the wrapper lives.
 _SCORE_CACHE = weakref.WeakKeyDictionary()
 
+# a synonym that can be a patch word: one word of letters, with inner hyphens or apostrophes ("well-made",
+# "o'clock"); empty strings, digits, punctuation, emoji and several words are left out of a user's list
+PATCH_WORD = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*")
+
 
 class PatchWordSelector:
     """Chooses the patch pair of an input from a synonym list and the model's single-word outputs.
@@ -80,7 +85,8 @@ class PatchWordSelector:
         return {w: self._cache[w] for w in words}
 
     def candidates(self, words):
-        """All ``(p1, p2, index)`` candidates for a tokenised input (rules of docs/methods.md §1.2)."""
+        """All ``(p1, p2, index)`` candidates for a tokenised input (rules of docs/methods.md §1.2); a synonym that
+        is not one word of letters (:data:`PATCH_WORD`) is no candidate."""
         lowered = [w.lower() for w in words]
         counts = {}
         for w in lowered:
@@ -92,7 +98,7 @@ class PatchWordSelector:
                 continue
             for s in self.synonyms.get(w, ()):
                 s = s.lower()
-                if s != w and s not in present:
+                if s != w and s not in present and PATCH_WORD.fullmatch(s):
                     out.append((w, s, i))
         return out
 
