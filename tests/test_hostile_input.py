@@ -444,3 +444,29 @@ def test_stock_cli_bad_synonyms_file_exits_2_with_one_line(tmp_path, capfd, cont
     assert "Traceback" not in err
     line = [x for x in err.splitlines() if "synonym file" in x]
     assert len(line) == 1 and str(syn) in line[0] and fragment in line[0]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["bias", "--model", "mr-cnn", "--max-k", "-1"],
+        ["bias", "--model", "mr-cnn", "--bootstrap", "0"],
+        ["bias", "--model", "mr-cnn", "--sample-masks", "-2"],
+        ["flip-capability", "--model", "mr-cnn", "-m", "-3"],
+        ["flip-capability", "--model", "mr-cnn", "--vocab-limit", "0"],
+        ["robustness", "--model", "mr-cnn", "--char-max", "-2"],
+        ["robustness", "--model", "mr-cnn", "--query-budget", "0"],
+        ["sp-augment", "--input-csv", "x.csv", "--output-csv", "y.csv", "--transformations-per-example", "0"],
+        ["train-victims", "--threads", "0"],
+        ["defend", "--model", "mr-cnn", "--seed", "-1"],
+        ["attack-sweep", "--models", "mr-cnn", "--recipes", "so-beam", "--random-seed", "-7"],
+    ],
+)
+def test_count_flags_refuse_values_below_their_rule_before_anything_loads(argv, capsys):
+    from textattack_secondorder.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert argv[-2] in err and argv[-1] in err and "must be a whole number >=" in err

@@ -9,6 +9,7 @@ from .common import (
     add_dataset_args,
     add_device_args,
     cluster_options,
+    non_negative_int,
     positive_int,
     screen_rows,
     write_skipped,
@@ -33,7 +34,9 @@ def add_parser(subparsers):
     p.add_argument("--model-batch-size", type=positive_int, default=64, help="texts per model call")
     add_dataset_args(p)
     p.set_defaults(num_examples=100)
-    p.add_argument("--random-seed", type=int, default=765, help="seed of example i is this + i (TextAttack: 765)")
+    p.add_argument(
+        "--random-seed", type=non_negative_int, default=765, help="seed of example i is this + i (TextAttack: 765)"
+    )
     p.add_argument("--query-budget", type=positive_int, default=None, help="model queries per attacked example")
     p.add_argument("--out", default="results/sweep", help="output folder")
     add_cluster_args(p, unit="examples of each (model, recipe) cell")

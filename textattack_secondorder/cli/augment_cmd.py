@@ -14,7 +14,7 @@ unchanged, with its reason in ``skip_reason``, and never augmented.
 import csv
 
 from ..shared.errors import UsageError
-from .common import add_device_args, positive_int, screen_rows
+from .common import add_device_args, non_negative_int, positive_int, screen_rows
 
 
 def add_parser(subparsers):
@@ -28,9 +28,9 @@ def add_parser(subparsers):
     add_device_args(p)
     p.add_argument("--model-batch-size", type=positive_int, default=64, help="rows per model forward pass")
     p.add_argument("--special-words", default=None, help="saved T(y) table (JSON); built from this CSV if omitted")
-    p.add_argument("--transformations-per-example", type=int, default=1)
+    p.add_argument("--transformations-per-example", type=positive_int, default=1)
     p.add_argument("--exclude-original", action="store_true")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=non_negative_int, default=0)
     p.add_argument("--overwrite", action="store_true")
     p.set_defaults(func=run)
 

@@ -4,7 +4,16 @@
 
 from ..datasets.examples import load_examples
 from ..models.loading import load_model_wrapper
-from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
+from .common import (
+    add_cluster_args,
+    add_dataset_args,
+    add_model_args,
+    cluster_options,
+    non_negative_int,
+    positive_int,
+    screen_rows,
+    write_skipped,
+)
 
 
 def add_parser(subparsers):
@@ -23,17 +32,19 @@ def add_parser(subparsers):
         help="group(s) (gender, nationality, religion, sexual_orientation), pairs like 'he/she,gay/straight', "
         "or a JSON file {group: [[p1, p2], ...]}; comma-separated",
     )
-    p.add_argument("--max-k", type=int, default=3, help="largest neighbourhood level (paper: 3)")
-    p.add_argument("--sample-size", type=int, default=2000, help="sentences sampled at levels >= --sample-from-k")
+    p.add_argument("--max-k", type=positive_int, default=3, help="largest neighbourhood level (paper: 3)")
+    p.add_argument(
+        "--sample-size", type=positive_int, default=2000, help="sentences sampled at levels >= --sample-from-k"
+    )
     p.add_argument(
         "--sample-from-k",
-        type=int,
+        type=positive_int,
         default=2,
         help="first sampled level (paper §4.2.1 samples large levels; levels below it are exact)",
     )
     p.add_argument(
         "--sample-masks",
-        type=int,
+        type=non_negative_int,
         default=400,
         help="(sentence of level k-1, position) slots masked and filled at a sampled level k, drawn "
         "uniformly (0: every slot)",
@@ -45,10 +56,12 @@ def add_parser(subparsers):
         help="filtered test set: keep sources whose naive |difference| <= epsilon (paper §4.2)",
     )
     p.add_argument("--neutralize", action="store_true", help="rewrite other gendered pronouns to they/them first")
-    p.add_argument("--target-class", type=int, default=1, help="class whose probability is compared (default 1)")
+    p.add_argument(
+        "--target-class", type=non_negative_int, default=1, help="class whose probability is compared (default 1)"
+    )
     p.add_argument("--masked-lm", default=None, help="masked-LM slot value (default: the slot's default)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples for the intervals")
+    p.add_argument("--seed", type=non_negative_int, default=0)
+    p.add_argument("--bootstrap", type=positive_int, default=1000, help="bootstrap resamples for the intervals")
     p.add_argument("--out", default="results/bias", help="output folder")
     add_cluster_args(p, unit="protected pairs (one shard per pair by default)")
     p.set_defaults(func=run)

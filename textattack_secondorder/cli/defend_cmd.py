@@ -4,7 +4,7 @@
 
 from ..datasets.examples import load_examples
 from ..models.loading import load_model_wrapper
-from .common import add_dataset_args, add_model_args, positive_int, screen_rows, write_skipped
+from .common import add_dataset_args, add_model_args, non_negative_int, positive_int, screen_rows, write_skipped
 
 
 def add_parser(subparsers):
@@ -31,7 +31,7 @@ def add_parser(subparsers):
         "apply the one that hurts most (default: 1, the paper's Eq. 5 minimum, on transformers; 32 on the "
         "word models; docs/methods.md §2.4)",
     )
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=non_negative_int, default=0)
     p.add_argument("--out", required=True, help="output model directory (use with `textattack attack --model OUT`)")
     p.set_defaults(func=run)
 

@@ -6,7 +6,16 @@ from ..datasets.examples import load_examples
 from ..evaluation.flip_capability import compute_flip_capability, format_summary
 from ..models.loading import load_model_wrapper
 from ..models.token_classifier import TokenClassifier
-from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
+from .common import (
+    add_cluster_args,
+    add_dataset_args,
+    add_model_args,
+    cluster_options,
+    non_negative_int,
+    positive_int,
+    screen_rows,
+    write_skipped,
+)
 
 
 def add_parser(subparsers):
@@ -24,12 +33,12 @@ def add_parser(subparsers):
     p.add_argument(
         "--early-stop",
         "-m",
-        type=int,
+        type=non_negative_int,
         default=512,
         help="EUBA: stop after m consecutive failed verifications (paper: 512); 0 = unbounded (exact)",
     )
     p.add_argument("--exact", action="store_true", help="brute force: every word at every position")
-    p.add_argument("--vocab-limit", type=int, default=None, help="only the first N vocabulary entries")
+    p.add_argument("--vocab-limit", type=positive_int, default=None, help="only the first N vocabulary entries")
     p.add_argument(
         "--vocab-from",
         default=None,
@@ -37,7 +46,7 @@ def add_parser(subparsers):
         help="only the vocabulary entries that occur in DATASET's training sentences (mr or a CSV), before "
         "--vocab-limit (a transformer's first entries are single characters and other scripts)",
     )
-    p.add_argument("--top", type=int, default=20, help="top words to print")
+    p.add_argument("--top", type=non_negative_int, default=20, help="top words to print")
     p.add_argument("--out", default=None, help="output JSON (default results/kappa_<model>_<split>.json)")
     add_cluster_args(p)
     p.set_defaults(func=run)

@@ -14,7 +14,16 @@ import time
 
 from ..datasets.examples import load_examples
 from ..models.loading import load_model_wrapper
-from .common import add_cluster_args, add_dataset_args, add_model_args, cluster_options, screen_rows, write_skipped
+from .common import (
+    add_cluster_args,
+    add_dataset_args,
+    add_model_args,
+    cluster_options,
+    non_negative_int,
+    positive_int,
+    screen_rows,
+    write_skipped,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -41,10 +50,16 @@ def add_parser(subparsers):
         help="folder of a previous report (or its sets/ folder): evaluate --model on those perturbed sets "
         "instead of building new ones (--dataset and --levels are then ignored)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the char/word perturbations and the attack")
+    p.add_argument(
+        "--seed", type=non_negative_int, default=0, help="seed of the char/word perturbations and the attack"
+    )
     g = p.add_argument_group("character level")
-    g.add_argument("--char-min", type=int, default=3, help="fewest characters touched per sentence (FlagEval: 3)")
-    g.add_argument("--char-max", type=int, default=15, help="most characters touched per sentence (FlagEval: 15)")
+    g.add_argument(
+        "--char-min", type=non_negative_int, default=3, help="fewest characters touched per sentence (FlagEval: 3)"
+    )
+    g.add_argument(
+        "--char-max", type=non_negative_int, default=15, help="most characters touched per sentence (FlagEval: 15)"
+    )
     g.add_argument(
         "--char-ops",
         default="keyboard,swap",
@@ -75,8 +90,10 @@ def add_parser(subparsers):
         help="model attacked to build the adversarial set (FlagEval's proxy model; same forms as --model); "
         "default: the evaluated model itself",
     )
-    g.add_argument("--query-budget", type=int, default=None, help="model queries per attacked example")
-    p.add_argument("--examples-per-set", type=int, default=3, help="example perturbations shown per set in the HTML")
+    g.add_argument("--query-budget", type=positive_int, default=None, help="model queries per attacked example")
+    p.add_argument(
+        "--examples-per-set", type=non_negative_int, default=3, help="example perturbations shown per set in the HTML"
+    )
     p.add_argument("--out", default="results/robustness", help="output folder")
     add_cluster_args(p, unit="examples of the adversarial level")
     p.set_defaults(func=run)

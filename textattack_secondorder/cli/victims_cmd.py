@@ -6,7 +6,7 @@ import json
 import logging
 import sys
 
-from .common import add_device_args
+from .common import add_device_args, non_negative_int, positive_int
 
 DATASETS = ("mr",)
 
@@ -24,10 +24,10 @@ def add_parser(subparsers):
         help="victims to train (default: all of mr-cnn mr-lstm mr-bow mr-minilm)",
     )
     p.add_argument("--force", action="store_true", help="retrain even if a victim is already cached")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=non_negative_int, default=0)
     p.add_argument(
         "--threads",
-        type=int,
+        type=positive_int,
         default=None,
         help="torch threads while training (default: 1 for word models, torch's setting for MiniLM)",
     )
