@@ -450,6 +450,7 @@ def test_stock_cli_bad_synonyms_file_exits_2_with_one_line(tmp_path, capfd, cont
     "argv",
     [
         ["bias", "--model", "mr-cnn", "--max-k", "-1"],
+        ["bias", "--model", "mr-cnn", "--num-examples", "0"],  # was: every example
         ["bias", "--model", "mr-cnn", "--bootstrap", "0"],
         ["bias", "--model", "mr-cnn", "--sample-masks", "-2"],
         ["flip-capability", "--model", "mr-cnn", "-m", "-3"],

@@ -35,7 +35,7 @@ def add_dataset_args(parser, default_split="test"):
     parser.add_argument("--split", default=default_split, help="split of a named dataset (train/test)")
     parser.add_argument("--text-column", default="text", help="CSV column holding the text")
     parser.add_argument("--label-column", default="label", help="CSV column holding the label")
-    parser.add_argument("--num-examples", type=non_negative_int, default=None, help="use the first N examples")
+    parser.add_argument("--num-examples", type=positive_int, default=None, help="use the first N examples (N >= 1)")
 
 
 def _int_at_least(lowest):
