@@ -36,7 +36,7 @@ def weaken(out_dir, steps, seed=0, lr=1e-3, batch_size=32):
     from textattack_secondorder.datasets.examples import load_examples
     from textattack_secondorder.defense.training import save_model
     from textattack_secondorder.models.loading import load_model_wrapper
-    from textattack_secondorder.models.training import _pad
+    from textattack_secondorder.shared.padding import pad_right
 
     wrapper = load_model_wrapper("mr-cnn")
     model, tok = wrapper.model, wrapper.tokenizer
@@ -50,7 +50,7 @@ def weaken(out_dir, steps, seed=0, lr=1e-3, batch_size=32):
     model.train()
     for _ in range(steps):
         batch = rng.choice(len(ids), batch_size, replace=False)
-        input_ids, mask = _pad([ids[i] for i in batch], tok.pad_token_id)
+        input_ids, mask = pad_right([ids[i] for i in batch], tok.pad_token_id)
         loss = model(input_ids=input_ids, attention_mask=mask, labels=labels[batch]).loss
         optimizer.zero_grad()
         loss.backward()

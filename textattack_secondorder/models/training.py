@@ -20,6 +20,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_
 from ..datasets.mr import split_indices
 from ..resources.glove import load_glove
 from ..shared.device import resolve_device, torch_dtype
+from ..shared.padding import pad_right
 from .prediction import predict_logits
 from .word_models import DEFAULT_MAX_LENGTH, build_word_model, build_word_tokenizer, pretokenize
 
@@ -69,17 +70,6 @@ def glove_matrix(vocab_words, glove=None):
         if i is not None:
             out[j + 2] = vectors[i]
     return out
-
-
-def _pad(sequences, pad_id=0, device=None):
-    """Right-pad lists of ids to the longest: ``(input_ids, attention_mask)`` tensors (on ``device``)."""
-    width = max(1, max(len(s) for s in sequences))
-    ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(sequences), width), dtype=torch.long)
-    for i, s in enumerate(sequences):
-        ids[i, : len(s)] = torch.tensor(s, dtype=torch.long)
-        mask[i, : len(s)] = 1
-    return (ids, mask) if device is None else (ids.to(device), mask.to(device))
 
 
 class _torch_threads:
@@ -212,7 +202,7 @@ def _fit_word_model(model, tokenizer, ids, labels, dev, optimizer, generator, ep
     for epoch in range(1, epochs + 1):
         model.train()
         for batch in _batches(fit_n, batch_size, generator):
-            input_ids, attention_mask = _pad([ids[i] for i in batch], tokenizer.pad_token_id, labels.device)
+            input_ids, attention_mask = pad_right([ids[i] for i in batch], tokenizer.pad_token_id, labels.device)
             out = model(input_ids=input_ids, attention_mask=attention_mask, labels=labels[batch])
             optimizer.zero_grad()
             out.loss.backward()
@@ -305,7 +295,7 @@ def _fit_minilm(model, tokenizer, enc, labels, optimizer, scheduler, generator, 
         model.train()
         for k, batch in enumerate(_batches(n, batch_size, generator)):
             rows = [enc["input_ids"][i] for i in batch]
-            input_ids, attention_mask = _pad(rows, tokenizer.pad_token_id, labels.device)
+            input_ids, attention_mask = pad_right(rows, tokenizer.pad_token_id, labels.device)
             padded = {"input_ids": input_ids, "attention_mask": attention_mask}
             if "token_type_ids" in enc:
                 padded["token_type_ids"] = torch.zeros_like(input_ids)

@@ -10,6 +10,8 @@ import logging
 import numpy as np
 import torch
 
+from ..shared.padding import pad_right
+
 logger = logging.getLogger(__name__)
 
 
@@ -42,13 +44,8 @@ class CausalLMScorer:
         for s in range(0, len(order), self.batch_size):
             idx = order[s : s + self.batch_size]
             seqs = [self._ids(texts[i]) for i in idx]
-            width = max(len(q) for q in seqs)
-            ids = torch.zeros((len(seqs), width), dtype=torch.long)
-            mask = torch.zeros((len(seqs), width), dtype=torch.long)
-            for r, q in enumerate(seqs):
-                ids[r, : len(q)] = torch.tensor(q)
-                mask[r, : len(q)] = 1
-            ids, mask = ids.to(self.device), mask.to(self.device)
+            ids, mask = pad_right(seqs, 0, self.device)
+            width = ids.shape[1]
             first = max(1, from_token)  # the first token scored
             if first >= width:  # nothing of these texts lies past the shared start
                 continue

@@ -4,6 +4,7 @@ import importlib.util
 import os
 
 from ...shared.device import torch_dtype
+from ...shared.padding import pad_right
 from .base import DEFAULT_TOP_K, WORD_PATTERN, WordProposer, flatten_requests, resolve_dtype
 
 # torch/transformers (and ..gemma, which imports them) inside the methods: the CLI imports this module at parse
@@ -104,13 +105,8 @@ class CausalLMProposer(WordProposer):
         n_left = max(self.n_left, top_k)
         for batch in self._batches(sentences, positions, n_left):
             enc = [self._encode(sentences[s]) for s in batch]
-            T = max(len(ids) for ids, _ in enc)
-            pad = self.tokenizer.pad_token_id or 0
-            ids = torch.full((len(batch), T), pad, dtype=torch.long)
-            am = torch.zeros((len(batch), T), dtype=torch.long)
-            for r, (x, _) in enumerate(enc):
-                ids[r, : len(x)] = torch.tensor(x)
-                am[r, : len(x)] = 1
+            ids, am = pad_right([x for x, _ in enc], self.tokenizer.pad_token_id or 0)
+            T = ids.shape[1]
             with torch.no_grad():
                 h = self._body(ids.to(self.device), am.to(self.device))
                 # Step 1: left-context candidates at every requested position.

@@ -3,6 +3,7 @@
 import os
 
 from ...shared.device import torch_dtype
+from ...shared.padding import pad_right
 from .base import (
     DEFAULT_TOP_K,
     MaskedScoring,
@@ -126,13 +127,8 @@ class MaskedLMProposer(MaskedScoring, WordProposer):
     def _log_probs(self, ids_lists, positions):
         import torch
 
-        n = max(len(x) for x in ids_lists)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        ids = torch.full((len(ids_lists), n), pad, dtype=torch.long)
-        am = torch.zeros((len(ids_lists), n), dtype=torch.long)
-        for r, x in enumerate(ids_lists):
-            ids[r, : len(x)] = torch.tensor(x)
-            am[r, : len(x)] = 1
+        ids, am = pad_right(ids_lists, pad)
         rows = torch.tensor([r for r, pos in enumerate(positions) for _ in pos])
         cols = torch.tensor([p for pos in positions for p in pos])
         with torch.no_grad():
