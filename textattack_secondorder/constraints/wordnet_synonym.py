@@ -15,14 +15,13 @@ from textattack.constraints import Constraint
 
 from ..resources import load_pos_tagger
 from ..resources.wordnet import WORDNET_POS, shared_sense
+from .patch_part_of_speech import UPOS_OF_TAG
 from .word_swap_position import swapped_word
 
-UPOS = {"n": "NOUN", "v": "VERB", "a": "ADJ", "r": "ADV"}  # WordNet part of speech -> lemminflect's
 
-
-def lemmas_of(word, pos):
-    """``word`` and its lemmas as a word of WordNet part of speech ``pos`` (lemminflect)."""
-    return {word} | set(lemminflect.getAllLemmas(word, upos=UPOS[pos]).get(UPOS[pos], ()))
+def lemmas_of(word, upos):
+    """``word`` and its lemmas as a word of universal part of speech ``upos`` (lemminflect)."""
+    return {word} | set(lemminflect.getAllLemmas(word, upos=upos).get(upos, ()))
 
 
 class WordNetSynonym(Constraint):
@@ -49,10 +48,11 @@ class WordNetSynonym(Constraint):
         if swap is None:
             return False
         i, old, new = swap
-        pos = WORDNET_POS.get((self.tagger.tags(reference_text)[i] or "")[:2])
+        prefix = (self.tagger.tags(reference_text)[i] or "")[:2]  # Penn tag prefix: NN, VB, JJ, RB
+        pos = WORDNET_POS.get(prefix)
         if pos is None:
             return False
-        old_lemmas, new_lemmas = lemmas_of(old, pos), lemmas_of(new, pos)
+        old_lemmas, new_lemmas = lemmas_of(old, UPOS_OF_TAG[prefix]), lemmas_of(new, UPOS_OF_TAG[prefix])
         return shared_sense(old_lemmas, new_lemmas, pos, self.max_sense, self.max_sense_new) is not None
 
     def extra_repr_keys(self):
