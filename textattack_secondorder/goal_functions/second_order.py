@@ -180,11 +180,13 @@ class SecondOrderClassification(ClassificationGoalFunction):
         self.num_queries += 2 * n
         elapsed = time.perf_counter() - self._start
         raws = [np.asarray(r.cpu() if hasattr(r, "cpu") else r, dtype=np.float64) for r in outputs]
-        flags = self._vulnerable(attacked_text_list, raws[:n], raws[n:])
+        classes = [int(r.argmax()) for r in raws]
+        losses = [beam_loss(raws[k], raws[n + k], classes[k]) for k in range(n)]
+        flags = self._vulnerable(attacked_text_list, [classes[k] != classes[n + k] for k in range(n)], losses)
         results = []
-        for text, twin, raw, raw_p, vulnerable in zip(attacked_text_list, patched, raws[:n], raws[n:], flags):
-            cls = int(raw.argmax())
-            loss = beam_loss(raw, raw_p, cls)
+        for text, twin, raw, raw_p, cls, loss, vulnerable in zip(
+            attacked_text_list, patched, raws[:n], raws[n:], classes, losses, flags
+        ):
             score = -loss + (SUCCESS_BONUS if vulnerable else 0.0)
             status = GoalFunctionResultStatus.SUCCEEDED if vulnerable else GoalFunctionResultStatus.SEARCHING
             results.append(
@@ -207,16 +209,14 @@ class SecondOrderClassification(ClassificationGoalFunction):
             )
         return results, self.num_queries >= self.query_budget
 
-    def _vulnerable(self, texts, raws, raws_p):
-        """Which candidates are vulnerable, ``f(x ⊕ p) != f(x)``, with the patch swap kept by the rule in
-        ``x`` itself. Checked in order of the beam loss, lowest first (the order the search ranks them),
-        until one passes; the ones after it keep their label and are never the one reported."""
-        flips = [int(r.argmax()) != int(rp.argmax()) for r, rp in zip(raws, raws_p)]
+    def _vulnerable(self, texts, flips, losses):
+        """Which candidates are vulnerable: those whose label flips, ``f(x ⊕ p) != f(x)`` (``flips``), with the
+        patch swap kept by the rule in ``x`` itself. Checked in order of the beam loss (``losses``), lowest first
+        (the order the search ranks them), until one passes; the ones after it keep their label and are never
+        the one reported."""
         if not any(flips) or not self.patch_rule.constraints:
             return flips
-        order = sorted(
-            (k for k, f in enumerate(flips) if f), key=lambda k: beam_loss(raws[k], raws_p[k], int(raws[k].argmax()))
-        )
+        order = sorted((k for k, f in enumerate(flips) if f), key=lambda k: losses[k])
         for k in order:
             if self.patch_selector.keeps(texts[k], self.patch):
                 break
