@@ -39,9 +39,10 @@ def load_model_wrapper(spec, device=None, batch_size=64, dtype=None):
         if hasattr(model, "to") and device is not None:
             from ..shared.device import resolve_device
 
-            model.to(resolve_device(device))
+            device = resolve_device(device)
+            model.to(device)
             if hasattr(wrapper, "device"):
-                wrapper.device = resolve_device(device)
+                wrapper.device = device
         return wrapper
     if spec in VICTIMS:
         return load_victim(spec, device=device, batch_size=batch_size, dtype=dtype)
