@@ -33,6 +33,7 @@ LIMITS = {
     "expand_chunk": (0, None),
     "similarity_threshold": (-1, 1),
     "patch_lm_drop": (0, None),
+    "patch_judge_threshold": (0, 1),
     "max_percent": (0, 1),
 }
 CHOICES = {
@@ -43,9 +44,9 @@ CHOICES = {
     "patch_rule": tuple(PATCH_RULES),
 }
 # Parameters whose default is a number but that also take None; parameters that also take an object
-# (a torch dtype) besides their choices.
-NONE_ALLOWED = {"similarity_threshold", "patch_lm_drop"}
-OBJECTS_ALLOWED = {"masked_lm_dtype"}
+# (a torch dtype, a PatchRule) besides their choices.
+NONE_ALLOWED = {"similarity_threshold", "patch_lm_drop", "patch_judge_threshold"}
+OBJECTS_ALLOWED = {"masked_lm_dtype", "patch_rule"}
 
 
 def _kind(default):
