@@ -26,6 +26,7 @@ from textattack_secondorder.resources.gguf_weights import GGUFWeights  # noqa: E
 WORDS = ["the", "film", "movie", "is", "good", "fine", "bad", "a", "and", "not", "very", "."]
 SPECIALS = ["<pad>", "<eos>", "<bos>", "<unk>"]
 NAMES = {v: k for k, v in gemma._BLOCK_NAMES.items()}
+ROPE_THETA = 10000.0  # transformers 5 keeps it in config.rope_parameters, 4 in config.rope_theta
 
 
 def tiny_config():
@@ -43,7 +44,7 @@ def tiny_config():
         max_position_embeddings=128,
         sliding_window=16,
         rms_norm_eps=1e-6,
-        rope_theta=10000.0,
+        rope_theta=ROPE_THETA,
         bos_token_id=2,
         eos_token_id=1,
         pad_token_id=0,
@@ -73,7 +74,7 @@ def write_tiny_gemma_gguf(path, model, config):
     w.add_key_length(config.head_dim)
     w.add_value_length(config.head_dim)
     w.add_layer_norm_rms_eps(config.rms_norm_eps)
-    w.add_rope_freq_base(config.rope_theta)
+    w.add_rope_freq_base(ROPE_THETA)
     w.add_sliding_window(config.sliding_window)
     tokens = SPECIALS + ["▁" + t for t in WORDS] + WORDS
     w.add_tokenizer_model("llama")

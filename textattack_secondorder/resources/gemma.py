@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 from tqdm.auto import tqdm
-from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers import AutoModelForCausalLM
 from transformers.tokenization_utils_base import PreTrainedTokenizerBase
 
 from ..shared.files import atomic_write_text
@@ -25,6 +25,7 @@ logger = logging.getLogger(__name__)
 
 GEMMA_CACHE = ("models", "gemma3-270m")
 CACHE_DTYPE = torch.bfloat16  # the cached weights' precision (docs/methods.md §5.6)
+TOKENIZER_CLASS = "PreTrainedTokenizerFast"  # see load_gemma_tokenizer
 _GGUF_TMP_NAME = "gemma-3-270m-q4_k_m.gguf"  # assembled inside the set-up's temporary folder, removed after
 _TOKENIZER_ARRAYS = ("tokenizer.ggml.tokens", "tokenizer.ggml.scores")
 
@@ -67,19 +68,22 @@ def _fix_gemma_tokenizer_file(path):
 
 
 def load_gemma_tokenizer(path):
-    """The saved (repaired) Gemma tokenizer in ``path``, without transformers' false Mistral warning.
+    """The saved (repaired) Gemma tokenizer in ``path``, as its ``tokenizer.json`` says, on transformers 4 and 5.
 
-    transformers 4.57.3–4.x checks every tokenizer of more than 100,000 entries loaded from a folder
-    for the Mistral pre-tokenizer regex bug, and takes any folder whose ``config.json`` it wrote itself
-    for a Mistral one whatever its ``model_type``: loading our cached Gemma printed "incorrect regex
-    pattern … set `fix_mistral_regex=True`" on every run. Gemma's tokenizer is not Mistral's: it has no
-    such regex (its pre-tokenizer is one split on " "), and ``fix_mistral_regex=True`` fails on it
-    (TypeError). ``fix_mistral_regex=False`` means "leave it as it is": the same tokenizer as without the
-    flag (checked on the cached Gemma: same pieces, " good" → "▁good"; ``tests/test_first_hour.py``),
-    minus the warning. Versions without the check do not get the flag.
+    Loaded as a plain ``PreTrainedTokenizerFast``: transformers 5's ``GemmaTokenizer`` class rebuilds its own
+    BPE model around the vocabulary and drops the file's Unigram model, which split every word into letters
+    (checked: " good" -> "▁", "g", "o", "o", "d"); on transformers 4 the plain class gives the same ids as
+    ``GemmaTokenizerFast`` (``tests/test_gemma_cache.py``). transformers 4.57.3–4.x checks every tokenizer
+    of more than 100,000 entries loaded from a folder for the Mistral pre-tokenizer regex bug, and took our
+    cached Gemma for a Mistral one: "incorrect regex pattern … set `fix_mistral_regex=True`" on every run.
+    Gemma's tokenizer has no such regex (its pre-tokenizer is one split on " "), and ``fix_mistral_regex=True``
+    fails on it (TypeError); ``fix_mistral_regex=False`` means "leave it as it is" (``tests/test_first_hour.py``).
+    Versions without the check do not get the flag.
     """
+    from transformers import PreTrainedTokenizerFast
+
     kwargs = {"fix_mistral_regex": False} if hasattr(PreTrainedTokenizerBase, "_patch_mistral_regex") else {}
-    return AutoTokenizer.from_pretrained(str(path), **kwargs)
+    return PreTrainedTokenizerFast.from_pretrained(str(path), **kwargs)
 
 
 _SPECIAL_IDS = {"bos": "bos", "eos": "eos", "padding": "pad", "unknown": "unk"}  # GGUF name -> transformers'
@@ -224,8 +228,19 @@ def _drop_gguf_copy(saved):
             extra.unlink()
 
 
+def _plain_tokenizer_class(saved):
+    """Earlier caches name ``GemmaTokenizer`` in ``tokenizer_config.json``; the cache loads as a plain fast
+    tokenizer (see :func:`load_gemma_tokenizer`), so the file says so (no class-mismatch warning)."""
+    path = saved / "tokenizer_config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    if config.get("tokenizer_class") != TOKENIZER_CLASS:
+        config["tokenizer_class"] = TOKENIZER_CLASS
+        atomic_write_text(path, json.dumps(config, indent=2))
+
+
 def _load_cached(saved, dtype):
     _fix_gemma_tokenizer_file(saved / "tokenizer.json")
+    _plain_tokenizer_class(saved)
     if _cached_dtype(saved) == torch.float32:
         _migrate_float32_cache(saved)
     _drop_gguf_copy(saved)

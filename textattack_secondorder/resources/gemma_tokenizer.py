@@ -91,7 +91,7 @@ def write_gemma_tokenizer(folder, metadata):
         "added_tokens_decoder": {str(i): {**_special(tokens[i], i), "id": None} for i in sorted(ids.values())},
         "clean_up_tokenization_spaces": False,
         "model_max_length": 1000000000000000019884624838656,
-        "tokenizer_class": "GemmaTokenizer",
+        "tokenizer_class": "PreTrainedTokenizerFast",  # loaded as the file says (gemma.load_gemma_tokenizer)
     }
     for entry in config["added_tokens_decoder"].values():
         entry.pop("id")
