@@ -170,6 +170,18 @@ def test_set_up_writes_a_bfloat16_cache_without_save_pretrained_and_it_loads_bac
     assert torch.equal(logits(again, ids).argmax(-1), got.argmax(-1))
 
 
+def test_a_failed_set_up_leaves_nothing_in_the_cache(tiny_gemma, monkeypatch):
+    _, _, saved = tiny_gemma
+
+    def broken(gguf, dtype=None):
+        raise MemoryError("stand-in for a failure half-way")
+
+    monkeypatch.setattr(gemma, "gguf_state_dict", broken)
+    with pytest.raises(MemoryError):
+        gemma.load_gemma()
+    assert not gemma.gemma_cached() and list(saved.parent.iterdir()) == []
+
+
 def test_a_float32_cache_of_earlier_versions_is_rewritten_in_bfloat16(tiny_gemma):
     reference, _, saved = tiny_gemma
     model, _ = gemma.load_gemma()

