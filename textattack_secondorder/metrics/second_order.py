@@ -163,7 +163,7 @@ def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None, p
         rows["Skipped, no patch pair kept:"] = NoPatchPairKept()
     rows |= {
         "Avg perturbed words (vulnerable):": AveragePerturbedWords(),
-        "Avg seconds per example:": SecondsPerExample(),
+        "Avg seconds per attacked (non-skipped) example:": SecondsPerExample(),
     }
     if perplexity:
         rows["Median perplexity (original):"] = MedianPerplexity("original", causal_lm, device)
