@@ -7,9 +7,10 @@ the signals of :class:`~textattack_secondorder.constraints.swap_signals.SwapSign
 the offline DistilBERT, WordNet, the packaged counter-fitted list, the part-of-speech check); the signals
 are kept in ``--signals-csv`` (resumed when the script is run again). A standardised logistic regression
 is then fitted to the share of judges who accepted each swap (soft labels); its precision and recall for
-"acceptable" (more than half said yes) are measured by 5-fold cross-validation grouped by target word (a target's swaps are never both fitted and
-measured). The default threshold is the least probability whose cross-validated precision reaches
-``--precision``; the report (``--report``) holds the curve.
+"acceptable" (more than half said yes) are measured by 5-fold cross-validation grouped by target word (a
+target's swaps are never both fitted and measured). The rule the judge serves also requires the part-of-speech
+check and a lexical link (a shared first WordNet sense or a listed synonym); the default threshold is the
+least probability at which that rule's cross-validated precision reaches ``--precision``; the report (``--report``) holds the curve.
 
     python scripts/fit_patch_judge.py --swords swords-v1.1_dev.json.gz            # signals, fit, write
     python scripts/fit_patch_judge.py --swords ... --every 2 --part 0              # signals of half the targets
@@ -106,14 +107,23 @@ def fit(args, names):
         mean, scale = X[rows].mean(0), X[rows].std(0) + 1e-9
         z = (X[rows] - mean) / scale
         m = LogisticRegression(C=args.C, max_iter=5000)
-        m.fit(np.vstack([z, z]), np.r_[np.ones(len(z)), np.zeros(len(z))], sample_weight=np.r_[share[rows], 1 - share[rows]])
+        m.fit(
+            np.vstack([z, z]),
+            np.r_[np.ones(len(z)), np.zeros(len(z))],
+            sample_weight=np.r_[share[rows], 1 - share[rows]],
+        )
         return mean, scale, m
 
     probs = np.zeros(len(y))
     for train, test in GroupKFold(n_splits=5).split(X, y, groups):
         mean, scale, m = fitted(train)
         probs[test] = m.predict_proba((X[test] - mean) / scale)[:, 1]
-    curve = precision_recall(y, probs)
+    # the rule around the judge: the part-of-speech check and the lexical link (a shared first sense or a listed
+    # synonym) come first; a swap they refuse is not kept whatever its probability
+    allowed = (frame.pos_kept.to_numpy(float) > 0) & ((frame.wn_shared.to_numpy(float) > 0) | (frame.cf_in > 0))
+    judge_curve = precision_recall(y, probs)
+    curve = precision_recall(y, np.where(allowed, probs, -1.0))
+    curve = [r for r in curve if r[0] >= 0]
     reaching = [r for r in curve if r[1] >= args.precision and r[2] >= args.min_recall]
     threshold = min(reaching, key=lambda r: r[0])[0] if reaching else max(curve, key=lambda r: r[1])[0]
     at = next(r for r in curve if r[0] == threshold)
@@ -138,6 +148,11 @@ def fit(args, names):
         "signal_auc": auc,
         "threshold": threshold,
         "cv_at_threshold": {"precision": at[1], "recall": at[2], "kept": at[3]},
+        "rule_recall_ceiling": round(float(allowed[y == 1].mean()), 3),
+        "judge_alone_curve": [
+            {"threshold": round(t, 4), "precision": round(p, 3), "recall": round(r, 3), "kept": k}
+            for t, p, r, k in judge_curve[:: max(1, len(judge_curve) // 200)]
+        ],
         "cv_curve": [
             {"threshold": round(t, 4), "precision": round(p, 3), "recall": round(r, 3), "kept": k}
             for t, p, r, k in curve[:: max(1, len(curve) // 200)]
@@ -148,9 +163,11 @@ def fit(args, names):
     }
     Path(args.out).write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
     Path(args.report).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    for r in (0.1, 0.2, 0.25, 0.3, 0.4, 0.5):
-        best = max((c for c in curve if c[2] >= r), key=lambda c: c[1])
-        print(f"cross-validated precision at recall >= {r:.2f}: {best[1]:.3f} (threshold {best[0]:.3f})")
+    for name, rows in (("judge alone", judge_curve), ("the judge rule", curve)):
+        for r in (0.1, 0.15, 0.2, 0.25, 0.3):
+            best = max((c for c in rows if c[2] >= r), key=lambda c: c[1], default=None)
+            if best:
+                print(f"{name}: CV precision at recall >= {r:.2f}: {best[1]:.3f} (threshold {best[0]:.3f})")
     print(f"AUC {report['cv_auc']}; threshold {threshold:.3f}: precision {at[1]:.3f}, recall {at[2]:.3f}")
     print(f"wrote {args.out} and {args.report}")
 

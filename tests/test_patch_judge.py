@@ -73,7 +73,10 @@ def test_judge_probability_is_the_logistic_of_the_standardised_signals(tmp_path)
         ("{not json", "is not JSON"),
         ('{"signals": ["lm_slot"]}', "lacks"),
         ('{"signals": ["nope"], "mean": [0], "scale": [1], "coef": [1], "intercept": 0, "threshold": 0.5}', "unknown"),
-        ('{"signals": ["lm_slot"], "mean": [0, 1], "scale": [1], "coef": [1], "intercept": 0, "threshold": 0.5}', "1 finite"),
+        (
+            '{"signals": ["lm_slot"], "mean": [0, 1], "scale": [1], "coef": [1], "intercept": 0, "threshold": 0.5}',
+            "1 finite",
+        ),
     ],
 )
 def test_a_missing_or_corrupt_judge_file_is_named(tmp_path, content, needle):
@@ -126,7 +129,10 @@ def test_swords_swaps_inflect_the_substitute_and_leave_phrases_out(tmp_path):
     data = {
         "contexts": {"c1": {"context": "It rained.\n\tShe glanced at me and smiled."}},
         "targets": {"t1": {"context_id": "c1", "target": "glanced", "offset": 16, "pos": "VERB"}},
-        "substitutes": {"s1": {"target_id": "t1", "substitute": "look"}, "s2": {"target_id": "t1", "substitute": "peek at"}},
+        "substitutes": {
+            "s1": {"target_id": "t1", "substitute": "look"},
+            "s2": {"target_id": "t1", "substitute": "peek at"},
+        },
         "substitute_labels": {"s1": ["TRUE"] * 8 + ["FALSE"] * 2, "s2": ["TRUE"] * 10},
     }
     path = tmp_path / "swords.json.gz"

@@ -8,6 +8,7 @@ can use them as they are.
 
 from .causal_lm_fit import CausalLMFit
 from .chrf import MinimumChrF
+from .lexical_link import LexicalLink
 from .patch_judge import PatchJudge
 from .patch_part_of_speech import PatchPartOfSpeech
 from .patch_word_modification import PatchWordModification
@@ -17,6 +18,7 @@ from .wordnet_synonym import WordNetSynonym
 
 __all__ = [
     "CausalLMFit",
+    "LexicalLink",
     "MinimumChrF",
     "PatchJudge",
     "PatchPartOfSpeech",

@@ -88,10 +88,16 @@ def causal_signals(scorer, reference, texts, right_context=RIGHT_CONTEXT):
         n = len(q)
         after = min(suf, right_context)
         slot = logp[k, pre - 1 : n - suf - 1].sum() - logp[0, pre - 1 : n_ref - suf - 1].sum()
-        later = logp[k, n - suf - 1 : n - suf - 1 + after].sum() - logp[0, n_ref - suf - 1 : n_ref - suf - 1 + after].sum()
+        later = (
+            logp[k, n - suf - 1 : n - suf - 1 + after].sum() - logp[0, n_ref - suf - 1 : n_ref - suf - 1 + after].sum()
+        )
         cos_slot = cos(hidden[0, n_ref - suf - 1], hidden[k, n - suf - 1], dim=0)
         cos_after = (
-            cos(hidden[0, n_ref - suf : n_ref - suf + after].mean(0), hidden[k, n - suf : n - suf + after].mean(0), dim=0)
+            cos(
+                hidden[0, n_ref - suf : n_ref - suf + after].mean(0),
+                hidden[k, n - suf : n - suf + after].mean(0),
+                dim=0,
+            )
             if after
             else torch.tensor(1.0)
         )
@@ -162,7 +168,14 @@ def lexical_signals(old, new, tag, synonyms, pos_kept):
         old_lemmas, new_lemmas = lemmas_of(old, upos), lemmas_of(new, upos)
         senses, rank1, rank2 = sense_ranks(old_lemmas, new_lemmas, pos, WORDNET_DEPTH)
     listed = synonyms.get(old, ()) if synonyms is not None else ()
-    return [float(rank1 < WORDNET_DEPTH), float(rank1), float(rank2), float(senses), float(new in listed), float(pos_kept)]
+    return [
+        float(rank1 < WORDNET_DEPTH),
+        float(rank1),
+        float(rank2),
+        float(senses),
+        float(new in listed),
+        float(pos_kept),
+    ]
 
 
 class SwapSignals:
@@ -201,12 +214,17 @@ class SwapSignals:
                 by_index.setdefault(swaps[k][0], []).append(k)
             for i, ks in by_index.items():
                 new_words = [transformed_texts[k].words[i] for k in ks]
-                out[np.ix_(ks, [col[n] for n in MASKED])] = masked_signals(self.masked_lm, reference.words, i, new_words)
+                out[np.ix_(ks, [col[n] for n in MASKED])] = masked_signals(
+                    self.masked_lm, reference.words, i, new_words
+                )
         if need & set(LEXICAL):
             tags = self.tagger.tags(reference)
             kept = set()
             if self.part_of_speech is not None:
-                kept = {id(t) for t in self.part_of_speech._check_constraint_many([transformed_texts[k] for k in ok], reference)}
+                kept = {
+                    id(t)
+                    for t in self.part_of_speech._check_constraint_many([transformed_texts[k] for k in ok], reference)
+                }
             for k in ok:
                 i, old, new = swaps[k]
                 out[k, [col[n] for n in LEXICAL]] = lexical_signals(

@@ -100,7 +100,17 @@ def swords_swaps(path, tagger=None):
                 continue
             score = sum(v == "TRUE" for v in votes) / len(votes)
             rows.append(
-                dict(target_id=tid, text=sentence, index=i, p1=p1, p2=p2, lemma=lemma, tag=tag, pos=t["pos"],
-                     score=score, acceptable=score > ACCEPTABLE)  # fmt: skip
+                dict(
+                    target_id=tid,
+                    text=sentence,
+                    index=i,
+                    p1=p1,
+                    p2=p2,
+                    lemma=lemma,
+                    tag=tag,
+                    pos=t["pos"],
+                    score=score,
+                    acceptable=score > ACCEPTABLE,
+                )  # fmt: skip
             )
     return pd.DataFrame(rows)

@@ -7,11 +7,12 @@ A second-order finding says "``x̃0`` and ``x̃0 ⊕ p`` get different labels"; 
 model reacts to most). Each rule is an ordered list of TextAttack constraints on ``x ⊕ p`` against
 ``x`` (``textattack_secondorder.constraints``), cheapest first:
 
-* ``"judge"`` (default): :class:`PatchPartOfSpeech`, then :class:`PatchJudge` — a logistic regression over
-  the causal LM's and the masked LM's view of the swap, WordNet senses and the synonym list, fitted to
-  human judgements of word swaps in context (SWORDS); the swap is kept when the probability that people
-  accept it is at least the threshold. Its candidates are the listed synonyms plus WordNet synonyms and the
-  masked LM's words in ``p1``'s slot (:class:`~.patch_candidates.MoreCandidates`).
+* ``"judge"`` (default): :class:`PatchPartOfSpeech`, :class:`LexicalLink` (``p2`` shares one of ``p1``'s
+  first four WordNet senses, or is a listed synonym: no antonyms), then :class:`PatchJudge` — a logistic
+  regression over the causal LM's and the masked LM's view of the swap, WordNet senses and the synonym
+  list, fitted to human judgements of word swaps in context (SWORDS); the swap is kept when the
+  probability that people accept it is at least the threshold. Its candidates are the listed synonyms
+  plus the WordNet synonyms of ``p1``'s first senses (:class:`~.patch_candidates.MoreCandidates`).
 * ``"in-context"``: :class:`PatchPartOfSpeech` (``p1`` a content word, not beside a name;
   ``p2`` an English word with ``p1``'s tag in the sentence), :class:`WordNetSynonym` (``p2`` shares
   ``p1``'s first WordNet sense for that part of speech, and it is ``p2``'s first sense too) and
@@ -29,7 +30,14 @@ check was measured to add, are in docs/methods.md §1.2.
 import logging
 from collections import Counter
 
-from ..constraints import CausalLMFit, PatchJudge, PatchPartOfSpeech, PseudoLogLikelihoodDrop, WordNetSynonym
+from ..constraints import (
+    CausalLMFit,
+    LexicalLink,
+    PatchJudge,
+    PatchPartOfSpeech,
+    PseudoLogLikelihoodDrop,
+    WordNetSynonym,
+)
 from ..constraints.patch_judge import read_judge
 from ..constraints.swap_signals import SwapSignals
 from ..resources import load_causal_lm, load_pos_tagger, load_synonyms, load_word_proposer, word_proposer
@@ -38,8 +46,7 @@ from .patch_candidates import MoreCandidates
 logger = logging.getLogger(__name__)
 
 PATCH_RULES = {
-    "judge": "the patch judge fitted to human judgements (SWORDS), over listed synonyms, WordNet synonyms and "
-    "the masked LM's words in the slot",
+    "judge": "the patch judge fitted to human judgements (SWORDS), over listed and WordNet synonyms",
     "in-context": "part of speech and inflection kept, p1's and p2's first WordNet sense, the causal LM's fit",
     "authors-code": "the authors' code: masked-LM pseudo-log-likelihood drop <= 1.5",
     "paper": "the paper's text: every listed synonym",
@@ -58,6 +65,7 @@ class SkipReason(str):
         reason = super().__new__(cls, text)
         reason.kind = kind
         return reason
+
 
 # in-context rule settings (chosen on MR training sentences by blind reads, docs/methods.md §1.2)
 WORDNET_SENSES = 1  # p1's first sense ...
@@ -171,7 +179,8 @@ JUDGE_MASKED_LM = "distilbert-onnx"
 
 
 def _judge_rule(masked_lm, causal_lm, device, tagger, threshold, judge_file, signals=None):
-    """The ``judge`` rule: the part-of-speech check, then :class:`PatchJudge`, over more candidates. The judge's
+    """The ``judge`` rule: the part-of-speech check, a lexical link (:class:`LexicalLink`), then :class:`PatchJudge`,
+    over the listed and the WordNet synonyms. The judge's
     file is read first, so a bad one is told before any model loads. ``signals``: the judge's
     :class:`SwapSignals` (None: built on the models it was fitted with)."""
     judge_model = read_judge(judge_file)
@@ -185,4 +194,5 @@ def _judge_rule(masked_lm, causal_lm, device, tagger, threshold, judge_file, sig
             causal_lm = load_causal_lm(JUDGE_CAUSAL_LM, device=device)
         signals = SwapSignals(causal_lm, proposer, tagger, synonyms=load_synonyms(), part_of_speech=part_of_speech)
     judge = PatchJudge(signals, threshold=threshold, model=judge_model)
-    return PatchRule("judge", [part_of_speech, judge], more=MoreCandidates(tagger, proposer))
+    link = LexicalLink(synonyms=load_synonyms(), tagger=tagger)
+    return PatchRule("judge", [part_of_speech, link, judge], more=MoreCandidates(tagger))

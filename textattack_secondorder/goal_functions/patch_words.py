@@ -119,7 +119,9 @@ class PatchWordSelector:
         more = self.rule.more(attacked_text, self.once(words)) if self.rule.more is not None else None
         cands = self.candidates(words, more)
         if not cands:
-            return None, SkipReason("no patch word: no word occurring once has a candidate absent from the text", NO_PATCH_WORD)
+            return None, SkipReason(
+                "no patch word: no word occurring once has a candidate absent from the text", NO_PATCH_WORD
+            )
         scores = self.single_word_scores({w for c in cands for w in c[:2]})
         ranked = sorted(
             (PatchPair(p1, p2, i, float(np.abs(scores[p2] - scores[p1]).sum())) for p1, p2, i in cands),
