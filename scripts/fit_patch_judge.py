@@ -10,7 +10,8 @@ is then fitted to the share of judges who accepted each swap (soft labels); its 
 "acceptable" (more than half said yes) are measured by 5-fold cross-validation grouped by target word (a
 target's swaps are never both fitted and measured). The rule the judge serves also requires the part-of-speech
 check and a lexical link (a shared first WordNet sense or a listed synonym); the default threshold is the
-least probability at which that rule's cross-validated precision reaches ``--precision``; the report (``--report``) holds the curve.
+least probability at which that rule's cross-validated precision reaches ``--precision``; the report
+(``--report``) holds the curve.
 
     python scripts/fit_patch_judge.py --swords swords-v1.1_dev.json.gz            # signals, fit, write
     python scripts/fit_patch_judge.py --swords ... --every 2 --part 0              # signals of half the targets
