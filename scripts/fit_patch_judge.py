@@ -127,7 +127,9 @@ def fit(args, names):
     curve = [r for r in curve if r[0] >= 0]
     reaching = [r for r in curve if r[1] >= args.precision and r[2] >= args.min_recall]
     threshold = min(reaching, key=lambda r: r[0])[0] if reaching else max(curve, key=lambda r: r[1])[0]
-    at = next(r for r in curve if r[0] == threshold)
+    if args.threshold is not None:  # chosen elsewhere (docs/methods.md §1.2: on MR training sentences)
+        threshold = args.threshold
+    at = min((r for r in curve if r[0] >= threshold), key=lambda r: r[0])
     mean, scale, final = fitted(np.arange(len(y)))
     weights = {
         "signals": list(names),
@@ -184,6 +186,7 @@ def main(argv=None):
     ap.add_argument("--signals", nargs="+", default=list(SIGNALS), choices=SIGNALS)
     ap.add_argument("--precision", type=float, default=0.6, help="cross-validated precision the threshold reaches")
     ap.add_argument("--min-recall", type=float, default=0.0)
+    ap.add_argument("--threshold", type=float, default=None, help="write this default threshold instead")
     ap.add_argument("--C", type=float, default=1.0, help="inverse L2 strength of the logistic regression")
     ap.add_argument("--every", type=int, default=1, help="signals of every N-th target only")
     ap.add_argument("--part", type=int, default=0, help="... starting at this one")
