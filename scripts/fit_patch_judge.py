@@ -129,7 +129,7 @@ def fit(args, names):
     threshold = min(reaching, key=lambda r: r[0])[0] if reaching else max(curve, key=lambda r: r[1])[0]
     if args.threshold is not None:  # chosen elsewhere (docs/methods.md §1.2: on MR training sentences)
         threshold = args.threshold
-    at = min((r for r in curve if r[0] >= threshold), key=lambda r: r[0])
+    at = min((r for r in curve if r[0] >= threshold), key=lambda r: r[0], default=curve[0])
     mean, scale, final = fitted(np.arange(len(y)))
     weights = {
         "signals": list(names),
