@@ -48,6 +48,17 @@ def _shared_ends(a, b):
     return pre, suf
 
 
+def _body(model):
+    """The transformer under a causal LM's vocabulary projection (Gemma: ``model``, GPT-2: ``transformer``)."""
+    import torch
+
+    for name in ("model", "transformer"):
+        body = getattr(model, name, None)
+        if isinstance(body, torch.nn.Module):
+            return body
+    return model.base_model
+
+
 def causal_signals(scorer, reference, texts, right_context=RIGHT_CONTEXT):
     """``(len(texts), 4)`` array of :data:`CAUSAL` for one-word swaps ``texts`` of the string ``reference``.
 
@@ -64,24 +75,29 @@ def causal_signals(scorer, reference, texts, right_context=RIGHT_CONTEXT):
         return np.zeros((0, len(CAUSAL)))
     ref_cut = len(full[0]) - min(s for _, s in ends) + right_context
     seqs = [full[0][:ref_cut]] + [q[: len(q) - s + right_context] for q, (_, s) in zip(full[1:], ends)]
-    start = max(1, min(p for p, _ in ends))  # the first token any text does not share with the reference
     width = max(map(len, seqs))
     ids = torch.zeros(len(seqs), width, dtype=torch.long)
     mask = torch.zeros(len(seqs), width, dtype=torch.long)
     for r, q in enumerate(seqs):
         ids[r, : len(q)] = torch.tensor(q)
         mask[r, : len(q)] = 1
+    # the vocabulary projection is most of the cost (Gemma: 262k words): only the positions whose next token is
+    # scored go through it — the reference's whole text, and each swap's own word and the tokens after it
+    rows, cols = [0] * (len(seqs[0]) - 1), list(range(len(seqs[0]) - 1))
+    for k, (pre, _) in enumerate(ends, 1):
+        cols += range(max(pre, 1) - 1, len(seqs[k]) - 1)
+        rows += [k] * (len(seqs[k]) - max(pre, 1))
     device = scorer.device
     with torch.no_grad():
-        out = scorer.model(
-            input_ids=ids.to(device),
-            attention_mask=mask.to(device),
-            output_hidden_states=True,
-            logits_to_keep=torch.arange(start - 1, width - 1, device=device),
-        )
+        hidden = _body(scorer.model)(input_ids=ids.to(device), attention_mask=mask.to(device)).last_hidden_state
+        logits = scorer.model.get_output_embeddings()(hidden[rows, cols]).float()
+        cap = getattr(scorer.model.config, "final_logit_softcapping", None)
+        if cap:
+            logits = torch.tanh(logits / cap) * cap
+        picked = torch.log_softmax(logits, -1).gather(1, ids[rows, [c + 1 for c in cols]].to(device)[:, None])[:, 0]
     logp = torch.zeros(len(seqs), width - 1)
-    logp[:, start - 1 :] = torch.log_softmax(out.logits.float(), -1).cpu().gather(2, ids[:, start:, None])[..., 0]
-    hidden = out.hidden_states[-1].float().cpu()
+    logp[rows, cols] = picked.cpu()
+    hidden = hidden.float().cpu()
     cos = torch.nn.functional.cosine_similarity
     rows, n_ref = [], len(full[0])
     for k, ((pre, suf), q) in enumerate(zip(ends, full[1:]), 1):
