@@ -90,21 +90,25 @@ class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
         return f"{out} | ⊕ [{self.patch}]: {patched}"
 
     def log_fields(self):
-        """Extra columns for TextAttack's CSV log (added by this package's logger extension)."""
+        """Extra columns for TextAttack's CSV log (added by this package's logger extension). A skipped row has
+        no vulnerable example: its vulnerable columns are empty (``""``, not None: pandas would turn a column of
+        0/1 with None into 1.0/0.0)."""
+        skipped = self.patch is None
+        probs = [round(float(v), 6) for v in np.asarray(self.raw_output)]
+        patched_probs = (
+            None if self.patched_raw_output is None else [round(float(v), 6) for v in self.patched_raw_output]
+        )
         return {
             "patch_p1": getattr(self.patch, "p1", None),
             "patch_p2": getattr(self.patch, "p2", None),
             "patch_rule": self.patch_rule,
-            # a skipped row has no vulnerable example: its columns stay empty (not the original, not 0 words)
-            "vulnerable_text": None if self.patch is None else self.attacked_text.text,
-            "vulnerable_patched_text": None if self.patched_text is None else self.patched_text.text,
-            "vulnerable_output": None if self.patch is None else int(np.asarray(self.raw_output).argmax()),
-            "vulnerable_patched_output": self.patched_output,
-            "vulnerable_probs": [round(float(v), 6) for v in np.asarray(self.raw_output)],
-            "vulnerable_patched_probs": None
-            if self.patched_raw_output is None
-            else [round(float(v), 6) for v in self.patched_raw_output],
-            "perturbed_words": None if self.patch is None else self.perturbed_words,
+            "vulnerable_text": "" if skipped else self.attacked_text.text,
+            "vulnerable_patched_text": "" if self.patched_text is None else self.patched_text.text,
+            "vulnerable_output": "" if skipped else int(np.asarray(self.raw_output).argmax()),
+            "vulnerable_patched_output": "" if self.patched_output is None else self.patched_output,
+            "vulnerable_probs": "" if skipped else probs,
+            "vulnerable_patched_probs": "" if patched_probs is None else patched_probs,
+            "perturbed_words": "" if skipped else self.perturbed_words,
             "beam_loss": self.loss,
             "seconds": self.elapsed,
             "skip_reason": self.skip_reason,
