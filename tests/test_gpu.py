@@ -3,7 +3,7 @@
 Each runs a tiny model built here with ``--device cuda`` and compares with the same run on the CPU
 (equal, or within float tolerance where a GPU's sums round differently), and checks that the model,
 its batches and its gradients were on the GPU. Run them on a GPU machine with ``python -m pytest -m gpu``
-(``scripts/gpu_session.sh`` does, first).
+(``scripts/offline_node/gpu_session.sh`` does, first).
 """
 
 import json
