@@ -2,7 +2,7 @@
 
 SP-Defense changes one word of a sentence per augmentation, and its gradient mode checks K
 candidate substitutions per sentence. Writing each candidate as text and tokenizing it again cost
-far more than the model (about 5x the Rand control's time per step on the demo CNN). Here the
+far more than the model (docs/methods.md §2.4, speed). Here the
 sentences are tokenized once and a substitution is a splice of token ids:
 
 * :class:`EncodedExamples` — texts tokenized once, on the model's device: the ids of the text
