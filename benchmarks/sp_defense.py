@@ -211,7 +211,7 @@ def gradient_candidates_for(victim, args):
     """``--gradient-candidates``, else what ``defend`` uses for this victim (1 transformer, 32 word model)."""
     if args.gradient_candidates:
         return args.gradient_candidates
-    from textattack_secondorder.augmentation.sp_defense import default_gradient_candidates
+    from textattack_secondorder.augmentation.gradient import default_gradient_candidates
     from textattack_secondorder.models.loading import load_model_wrapper
 
     return default_gradient_candidates(load_model_wrapper(victim, args.device).model)

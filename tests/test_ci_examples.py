@@ -142,3 +142,11 @@ def test_the_workflows_restore_the_baseline_run_the_gate_and_publish_junit_and_t
     assert gl["cache"]["paths"] == ["results/check/"]
     assert gl["artifacts"]["reports"]["junit"] == "results/check/junit.xml"
     assert {"baseline/results.json", "results/check/summary.md"} <= set(gl["artifacts"]["paths"])
+
+    # the package is on no registry: both jobs install it from its repository, named once in a variable
+    for spec, install in ((env, runs), (gl["variables"], gl["before_script"])):
+        assert 'pip install "$TEXTATTACK_SECONDORDER"' in install
+        name, _, url = spec["TEXTATTACK_SECONDORDER"].partition(" @ ")
+        assert name == "textattack-secondorder[offline]" and url.startswith("git+https://")
+    for text in (CI / "github-robustness.yml", CI / "gitlab-ci.yml"):
+        assert "Replace OWNER" in text.read_text()  # and each file says what to replace

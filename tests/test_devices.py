@@ -49,12 +49,16 @@ def test_a_half_precision_checkpoint_loads_as_float32_unless_asked(tmp_path):
         ["attack-sweep", "--models", "m", "--recipes", "so-beam", "--device", "cpu"],
     ],
 )
-def test_every_command_that_runs_a_model_takes_device(argv):
+def test_every_command_that_runs_a_model_takes_device(argv, capfd):
     from textattack_secondorder.cli import build_parser
 
-    args, _ = build_parser().parse_known_args(argv)
+    args = build_parser().parse_args(argv)  # the whole line: an unknown option would be an error here
     assert args.device == "cpu"
-    assert getattr(args, "dtype", "float32") in ("float32", "bfloat16", "float16")
+    if "dtype" in vars(args):  # a command that loads a model for inference also takes its precision
+        assert args.dtype == (argv[argv.index("--dtype") + 1] if "--dtype" in argv else "float32")
+    with pytest.raises(SystemExit) as e:  # and an unknown precision is refused by every one of them
+        build_parser().parse_args(argv + ["--dtype", "int8"])
+    assert e.value.code == 2 and "int8" in capfd.readouterr().err
 
 
 def test_bad_dtype_is_a_one_line_usage_error(capfd):
@@ -66,13 +70,29 @@ def test_bad_dtype_is_a_one_line_usage_error(capfd):
 
 
 def test_word_model_training_on_a_device_records_it():
-    from textattack_secondorder.models.training import train_word_model
+    from textattack_secondorder.models.training import accuracy, train_word_model
 
     words = WORDS + ["acting", "an"]
     glove = (words, np.random.default_rng(0).normal(size=(len(words), 8)).astype("float32"))
     data = [("the film was good", 1), ("a bad plot", 0), ("great story", 1), ("an awful movie", 0)] * 5
-    model, _, metrics = train_word_model("cnn", data, data[:4], glove=glove, epochs=1, progress=False, device="cpu")
-    assert metrics["device"] == "cpu" and next(model.parameters()).device.type == "cpu"
+    devices = []  # where every module's output was computed while training
+
+    def record(module, args, output):
+        output = getattr(output, "logits", output)
+        if isinstance(output, torch.Tensor):
+            devices.append(output.device.type)
+
+    hook = torch.nn.modules.module.register_module_forward_hook(record)
+    try:
+        model, tok, metrics = train_word_model(
+            "cnn", data, data[:4], glove=glove, epochs=5, progress=False, device="cpu"
+        )
+    finally:
+        hook.remove()
+    assert devices and set(devices) == {"cpu"}  # every batch ran where it was asked to
+    assert metrics["device"] == "cpu" == next(model.parameters()).device.type  # and the record says so
+    assert metrics["test_accuracy"] == accuracy(model, tok, data[:4]) == 1.0  # it learned the four sentences
+    assert metrics["n_train"] + metrics["n_dev"] == len(data) and metrics["best_epoch"] >= 1
 
 
 # ----------------------------------------------------------------------------- flip capability

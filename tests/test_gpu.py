@@ -3,7 +3,7 @@
 Each runs a tiny model built here with ``--device cuda`` and compares with the same run on the CPU
 (equal, or within float tolerance where a GPU's sums round differently), and checks that the model,
 its batches and its gradients were on the GPU. Run them on a GPU machine with ``python -m pytest -m gpu``
-(``scripts/gpu_session.sh`` does, first).
+(``scripts/offline_node/gpu_session.sh`` does, first).
 """
 
 import json
@@ -103,7 +103,8 @@ def test_minilm_style_fine_tuning_on_the_gpu(bert_dir):
 @pytest.mark.parametrize("candidates", [1, 4])
 def test_defend_augments_the_same_batches_on_the_gpu(candidates):
     """The token-id augmentation on CUDA equals the CPU one on the same model (row for row)."""
-    from textattack_secondorder.augmentation.sp_defense import SPDefenseAugmenter, augmentation_vocabulary
+    from textattack_secondorder.augmentation.token_augmenter import TokenAugmenter
+    from textattack_secondorder.augmentation.vocabulary import augmentation_vocabulary, special_word_table
     from textattack_secondorder.defense.training import batch_modes
     from textattack_secondorder.models.token_classifier import TokenClassifier
 
@@ -112,8 +113,7 @@ def test_defend_augments_the_same_batches_on_the_gpu(candidates):
         wrapper = tiny_word_cnn(WORDS)
         clf = TokenClassifier.from_model_wrapper(wrapper, device=device)
         vocab = augmentation_vocabulary(clf, DATA)
-        aug = SPDefenseAugmenter("random", model=clf, vocabulary=vocab, seed=0, gradient_candidates=candidates)
-        aug.encode(DATA * 3)
+        aug = TokenAugmenter(clf, DATA * 3, vocab, special_word_table(DATA), candidates, seed=0)
         rng = __import__("random").Random(0)
         batches = []
         for _ in range(10):

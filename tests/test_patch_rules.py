@@ -93,18 +93,17 @@ def test_part_of_speech_keeps_content_words_and_their_inflection():
 
 
 def test_part_of_speech_refuses_a_word_beside_a_name_and_a_retagged_word():
-    x = "star trek is a good film"
-    tags = ("NNP", "NNP", "VBZ", "DT", "JJ", "NN")
-    table = {x: tags, "star hike is a good film": tags, "star trek is a good movie": tags}
-    table["star trek is a good picture"] = tags[:5] + ("VB",)  # the tagger reads the new word otherwise
+    x = "the disney film is a good film"
+    tags = ("DT", "NNP", "NN", "VBZ", "DT", "JJ", "NN")
+    table = {x: tags, "the disney movie is a good film": tags, "the disney film is a good movie": tags}
+    table["the disney film is a good picture"] = tags[:6] + ("VB",)  # the tagger reads the new word otherwise
     c = PatchPartOfSpeech(tagger=StubTagger(table))
     ref = AttackedText(x)
-    assert not c._check_constraint(swap(x, 1, "hike")[1], ref)  # inside a name
-    assert c._check_constraint(swap(x, 5, "movie")[1], ref)
-    assert not c._check_constraint(swap(x, 5, "picture")[1], ref)
-    assert PatchPartOfSpeech(tagger=StubTagger(table), names=False)._check_constraint(swap(x, 1, "hike")[1], ref) is (
-        False
-    )  # "trek" is NNP itself: not a content word either
+    beside_name = swap(x, 2, "movie")[1]  # "film" is a common noun (NN), next to the proper noun "disney"
+    assert not c._check_constraint(beside_name, ref)  # refused for its neighbour alone...
+    assert PatchPartOfSpeech(tagger=StubTagger(table), names=False)._check_constraint(beside_name, ref)  # ...else kept
+    assert c._check_constraint(swap(x, 6, "movie")[1], ref)  # the same swap away from the name
+    assert not c._check_constraint(swap(x, 6, "picture")[1], ref)
 
 
 def test_wordnet_synonym_of_the_usual_sense_in_its_part_of_speech():

@@ -194,6 +194,25 @@ def test_stock_cli_lists_our_recipe(capfd):
     assert "textfooler-offline" in out and "so-beam" in out
 
 
+def test_attack_help_and_recipes_name_our_recipes_their_parameters_and_asr1(capsys):
+    from textattack_secondorder.attack_recipes import RECIPES, SOBeam
+    from textattack_secondorder.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["attack", "--help"])
+    out = capsys.readouterr().out
+    assert e.value.code == 0 and "--attack-from-file" in out  # TextAttack's own help, then ours
+    assert "--asr1" in out and "NAME^param=value" in out
+    for cls in RECIPES:
+        assert f"  {cls.name}: " in out
+    default = SOBeam.PARAMS["beam_width"][0]
+    assert f"beam_width={default!r}" in out and f"patch_rule={SOBeam.PARAMS['patch_rule'][0]!r}" in out
+    assert main(["recipes", "so-beam"]) == 0
+    one = capsys.readouterr().out
+    assert "so-enum:" not in one and "      max_depth = 6" in one and "Algorithm 2" in one  # each parameter's help
+    assert main(["recipes", "no-such"]) == 2 and "so-beam" in capsys.readouterr().err
+
+
 @pytest.mark.slow  # two fresh interpreters importing TextAttack without the hook
 def test_opt_out_and_manual_register(repo):
     code = textwrap.dedent(

@@ -134,6 +134,17 @@ def test_defense_trains_the_embeddings_unless_asked_not_to(word_cnn, train_embed
         assert torch.equal(before, word_cnn.model.get_input_embeddings().weight.detach())
 
 
+def test_the_augmenter_loads_its_model_on_first_use(monkeypatch, word_cnn):
+    import textattack_secondorder.augmentation.sp_defense as sp
+
+    loaded = []
+    monkeypatch.setattr(sp, "load_model_wrapper", lambda spec, device=None: loaded.append(spec) or word_cnn)
+    aug = SPDefenseAugmenter("gradient", model="mr-cnn", vocab_data=None)
+    assert loaded == [] and aug.mode == "gradient" and "mr-cnn" in repr(aug)  # made without loading anything
+    assert aug.gradient_candidates == 32 and loaded == ["mr-cnn"]  # the word model's default, read on first use
+    assert aug.clf.model is word_cnn.model and loaded == ["mr-cnn"]  # loaded once
+
+
 def test_modes_without_what_they_need_are_clear_errors():
     with pytest.raises(ValueError, match="needs a model"):
         SPDefenseAugmenter("gradient")

@@ -210,15 +210,17 @@ def test_batch_recipe_half_gradient_rest_original_random_special():
 
 
 def test_training_uses_the_batch_recipe_and_the_model_being_trained(word_cnn, monkeypatch):
+    from textattack_secondorder.augmentation.token_augmenter import TokenAugmenter
+
     recorded = []
-    real = SPDefenseAugmenter.augment_batch
+    real = TokenAugmenter.augment_batch
 
     def spy(self, rows, modes):
         recorded.append((list(modes), self.clf.model is word_cnn.model))
-        assert "kuh" not in self.vocabulary and "kuh" not in self.vocab[1]  # training words only
+        assert "kuh" not in self.words  # training words only
         return real(self, rows, modes)
 
-    monkeypatch.setattr(SPDefenseAugmenter, "augment_batch", spy)
+    monkeypatch.setattr(TokenAugmenter, "augment_batch", spy)
     train_defense(word_cnn, DATA * 5, steps=3, batch_size=8, progress=False)
     assert len(recorded) == 3
     for modes, same_model in recorded:

@@ -22,10 +22,12 @@ from textattack_secondorder.augmentation.token_edits import (
     EncodedExamples,
     SurfaceTable,
     case_of,
+    spelled,
     splice,
 )
 from textattack_secondorder.defense.training import train_defense
 from textattack_secondorder.models.token_classifier import TokenClassifier
+from textattack_secondorder.shared.text import match_case
 
 WORDS = PARTS_WORDS + ["and", "don", "t", "miss", "it"]
 DATA = PARTS_DATA + [
@@ -113,3 +115,6 @@ def test_surface_table_spells_each_word_as_match_case_does():
     ids = {c: [tok.convert_ids_to_tokens(t) for t in table.ids[c, 0, : table.lengths[c, 0]].tolist()] for c in range(3)}
     assert ids[AS_IS] == ["good"] and ids[CAPITALISED] == ["Good"] and ids[ALL_CAPS] == ["GOOD"]
     assert [case_of(w) for w in ("film", "Film", "FILM", "I")] == [AS_IS, CAPITALISED, ALL_CAPS, CAPITALISED]
+    for like in ("film", "Film", "FILM", "I", "fILM", "", "3D", "Ünïcode"):
+        for word in ("good", "éclair", "a"):
+            assert spelled(word, case_of(like)) == match_case(word, like), (word, like)

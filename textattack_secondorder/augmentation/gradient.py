@@ -7,16 +7,39 @@ word ``w``
 
     v_w^(i) = <g_i, e_w − e_{x_i}> + log f(y|x)          (Eq. 5)
 
-is one matrix product over the batch. ``candidates`` = 1 applies the minimum (the paper's rule);
-K > 1 rewrites the K lowest as token ids (:meth:`~.token_edits.EncodedExamples.edited_content`), scores
-them with one batched forward pass (in chunks of the classifier's batch size, shortest rows first)
-and applies the one whose real ``f(y|x')`` is lowest. Nothing leaves the device but the number of candidates per
-sentence (one small copy per batch). Ties go to the first in the order (position, then vocabulary
-entry; for K > 1 the order of increasing ``v``), as before this was batched.
+is one matrix product over the batch. The choice is three named steps:
+
+1. :func:`eq5_scores` — ``v`` at every substitutable position (the first-order estimate that
+   TextAttack's ``WordSwapGradientBased`` also computes, ``E · g_i − e_{x_i} · g_i``, plus ``log f(y|x)``);
+2. :func:`lowest_per_row` — each sentence's K lowest ``v`` over (position, word);
+3. the check — ``candidates`` = 1 applies the minimum (the paper's rule); K > 1 rewrites the K lowest as
+   token ids (:meth:`~.token_edits.EncodedExamples.edited_content`), scores them with one batched forward
+   pass (:func:`check_candidates`, in chunks of the classifier's batch size, shortest rows first) and
+   applies the one whose real ``f(y|x')`` is lowest.
+
+Nothing leaves the device but the number of candidates per sentence (one small copy per batch). Ties go
+to the first in the order (position, then vocabulary entry; for K > 1 the order of increasing ``v``).
 """
 
 import numpy as np
 import torch
+
+from ..models.word_models import is_word_model
+
+# Checked gradient candidates on the word models: 32 (docs/methods.md §2.4, item 7 and the tables).
+WORD_MODEL_GRADIENT_CANDIDATES = 32
+
+
+def default_gradient_candidates(model):
+    """How many Eq. 5 candidates the gradient augmentation checks by default (docs/methods.md §2.4, item 7).
+
+    1 (the paper's rule: apply the minimum of Eq. 5) for transformers, the models the paper defends;
+    :data:`WORD_MODEL_GRADIENT_CANDIDATES` for this package's word models, where the first-order minimum
+    is a weak adversary (the figures are in docs/methods.md §2.4).
+    ``model``: a Hugging Face model, or a ``TokenClassifier`` / model wrapper holding one.
+    """
+    model = getattr(model, "model", model)
+    return WORD_MODEL_GRADIENT_CANDIDATES if is_word_model(model) else 1
 
 
 def gradient_choice(clf, encoded, rows, labels, vocab_ids, table, candidates=1):
@@ -33,7 +56,6 @@ def gradient_choice(clf, encoded, rows, labels, vocab_ids, table, candidates=1):
         sentence has no single-token word to substitute.
     """
     device = clf.device
-    model = clf.model
     B = len(rows)
     word_index = torch.full((B,), -1, dtype=torch.long, device=device)
     vocab_index = torch.zeros((B,), dtype=torch.long, device=device)
@@ -43,58 +65,82 @@ def gradient_choice(clf, encoded, rows, labels, vocab_ids, table, candidates=1):
     keep = torch.as_tensor(keep_host, device=device)
     rows_k = torch.as_tensor(np.asarray(rows, dtype=np.int64)[keep_host], device=device)
     labels_k = labels[keep]
-    ids, mask, word_of = encoded.words_only_inputs(rows_k)
-    emb = model.get_input_embeddings()
-    embeds = emb(ids).detach().requires_grad_(True)
+    scores = eq5_scores(clf, encoded, rows_k, labels_k, vocab_ids)
+    V = len(vocab_ids)
+    vals, idx = lowest_per_row(scores, 1 if candidates == 1 else min(int(candidates), scores.width * V), V)
+    if candidates == 1:
+        best, ok = idx[:, 0], torch.isfinite(vals[:, 0])
+    else:
+        best, ok = check_candidates(clf, encoded, rows_k, labels_k, scores.word_of, idx, torch.isfinite(vals), V, table)
+    pos, w = best // V, best % V
+    chosen_word = scores.word_of.gather(1, pos[:, None])[:, 0]
+    kept_rows = torch.nonzero(keep)[:, 0]
+    word_index[kept_rows] = torch.where(ok, chosen_word, torch.full_like(chosen_word, -1))
+    vocab_index[kept_rows] = w
+    return word_index, vocab_index
+
+
+class Eq5Scores:
+    """``v`` (P, V) at the P substitutable positions ``at`` (P, 2: row, position) of a batch of ``rows``
+    whose words-only inputs are ``width`` positions wide; ``word_of`` (rows, width) maps a position to its word."""
+
+    def __init__(self, v, at, word_of, rows, width):
+        self.v, self.at, self.word_of, self.rows, self.width = v, at, word_of, rows, width
+
+
+def eq5_scores(clf, encoded, rows, labels, vocab_ids):
+    """Step 1: Eq. 5's ``v_w^(i)`` for every vocabulary word at every position that is a whole word on its own.
+
+    One forward and one backward pass on the words of ``rows`` (LongTensor) give ``log f(y|x)`` and the
+    gradient ``g`` at each word embedding; ``v = g · (e_w − e_{x_i}) + log f(y|x)`` is one matrix product over
+    the packed positions — TextAttack's ``WordSwapGradientBased`` ranks swaps by the same first-order term
+    (``lookup_table.mv(grad) − a_grad``). A word is no substitute for itself: its own entry is ``+inf``.
+    """
+    model = clf.model
+    ids, mask, word_of = encoded.words_only_inputs(rows)
+    embeds = model.get_input_embeddings()(ids).detach().requires_grad_(True)
     was_training = model.training
     model.eval()
     logits = model(inputs_embeds=embeds, attention_mask=mask).logits
-    logp = torch.log_softmax(logits.float(), -1).gather(1, labels_k[:, None])[:, 0]
+    logp = torch.log_softmax(logits.float(), -1).gather(1, labels[:, None])[:, 0]
     (grad,) = torch.autograd.grad(logp.sum(), embeds)
     model.train(was_training)
     # token positions that are a whole word on their own (and no special token)
     same_word = (word_of[:, :, None] == word_of[:, None, :]) & (word_of[:, :, None] >= 0)
     single = (word_of >= 0) & (same_word.sum(-1) == 1)
-    special = torch.as_tensor(sorted(clf.special_ids), dtype=torch.long, device=device)
-    valid = single & ~torch.isin(ids, special)
-    E = clf.embedding_matrix()
-    Ev = E[vocab_ids]
-    b, L, d = grad.shape
-    V = len(vocab_ids)
-    # only the substitutable positions, packed: (P, d); their row and position in the batch
-    at = valid.nonzero()  # (P, 2), row-major: the order (row, position) of the unbatched loop
+    special = torch.as_tensor(sorted(clf.special_ids), dtype=torch.long, device=clf.device)
+    at = (single & ~torch.isin(ids, special)).nonzero()  # (P, 2), row-major: the order (row, position)
     g = grad[at[:, 0], at[:, 1]]
     cur = embeds.detach()[at[:, 0], at[:, 1]]
-    # v[p, w] = <g_p, e_w - e_{x_p}> + log f(y|x)
-    v = g @ Ev.T
+    v = g @ clf.embedding_matrix()[vocab_ids].T
     v.sub_((g * cur).sum(1, keepdim=True)).add_(logp.detach()[at[:, 0], None])  # in place: same sums, no copies
-    # a word is no substitute for itself: the vocabulary entry of the current token, if any, is +inf
     column = _vocab_column(clf, vocab_ids)[ids[at[:, 0], at[:, 1]]][:, None]
     hit = column >= 0
     v.scatter_(1, column.clamp(min=0), torch.where(hit, float("inf"), v.gather(1, column.clamp(min=0))))
-    k = 1 if candidates == 1 else min(int(candidates), L * V)
-    # per position its k lowest, then per row the k lowest of those: the row's k lowest over (position, word)
+    return Eq5Scores(v, at, word_of, rows, grad.shape[1])
+
+
+def lowest_per_row(scores, k, V):
+    """Step 2: each row's ``k`` lowest ``v`` over (position, word), as ``(values (rows, k), flat index
+    position * V + word (rows, k))``, lowest first; ``+inf`` where a row has fewer than ``k`` candidates.
+
+    Per position its ``k`` lowest first, then per row the ``k`` lowest of those. For ``k`` = 1 the first
+    minimum: the lowest position, then the lowest vocabulary entry.
+    """
+    v, at, b, L = scores.v, scores.at, len(scores.rows), scores.width
     kk = min(k, V)
     vals, words = torch.topk(v, kk, dim=1, largest=False, sorted=False) if kk > 1 else v.min(1, keepdim=True)
-    per_row = torch.full((b, L, kk), float("inf"), device=device, dtype=vals.dtype)
+    per_row = torch.full((b, L, kk), float("inf"), device=v.device, dtype=vals.dtype)
     per_row[at[:, 0], at[:, 1]] = vals
     flat_vals = per_row.reshape(b, L * kk)
-    word_at = torch.zeros((b, L, kk), dtype=torch.long, device=device)
+    word_at = torch.zeros((b, L, kk), dtype=torch.long, device=v.device)
     word_at[at[:, 0], at[:, 1]] = words
-    if candidates == 1:
-        slot = flat_vals.argmin(1)  # first minimum: lowest position, then (argmin over V) lowest entry
-        best = (slot // kk) * V + word_at.reshape(b, -1).gather(1, slot[:, None])[:, 0]
-        ok = torch.isfinite(flat_vals.gather(1, slot[:, None])[:, 0])
+    if k == 1:
+        slot = flat_vals.argmin(1, keepdim=True)
+        low = flat_vals.gather(1, slot)
     else:
-        vals_k, slot = torch.topk(flat_vals, min(k, flat_vals.shape[1]), dim=1, largest=False)
-        idx = (slot // kk) * V + word_at.reshape(b, -1).gather(1, slot)
-        best, ok = _checked(clf, encoded, rows_k, labels_k, word_of, idx, torch.isfinite(vals_k), V, table)
-    pos, w = best // V, best % V
-    chosen_word = word_of.gather(1, pos[:, None])[:, 0]
-    kept_rows = torch.nonzero(keep)[:, 0]
-    word_index[kept_rows] = torch.where(ok, chosen_word, torch.full_like(chosen_word, -1))
-    vocab_index[kept_rows] = w
-    return word_index, vocab_index
+        low, slot = torch.topk(flat_vals, min(k, flat_vals.shape[1]), dim=1, largest=False)
+    return low, (slot // kk) * V + word_at.reshape(b, -1).gather(1, slot)
 
 
 def _vocab_column(clf, vocab_ids):
@@ -109,9 +155,10 @@ def _vocab_column(clf, vocab_ids):
     return cache[1]
 
 
-def _checked(clf, encoded, rows, labels, word_of, idx, finite, V, table):
-    """Of each row's K candidates (flat indices ``idx``, ``finite`` = real), the one with the lowest
-    ``f(y|x')``: one forward pass over all real candidates, in chunks of ``clf.batch_size``."""
+def check_candidates(clf, encoded, rows, labels, word_of, idx, finite, V, table):
+    """Step 3 for K > 1: of each row's K candidates (flat indices ``idx``, ``finite`` = real), the one with the
+    lowest ``f(y|x')``, and whether the row had any; one forward pass over all real candidates, in chunks of
+    ``clf.batch_size``."""
     b, k = idx.shape
     cand_rows = rows[:, None].expand(b, k)[finite]
     cand_words = word_of.gather(1, idx // V)[finite]

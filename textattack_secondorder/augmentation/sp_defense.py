@@ -15,7 +15,11 @@ word position and keeping the label:
   relative frequencies; the table is saved and reloaded as JSON).
 
 Training batches mix them (see :mod:`textattack_secondorder.defense`): half
-gradient-augmented, half drawn from {original, random, special}.
+gradient-augmented, half drawn from {original, random, special}. ``defend`` trains on
+:class:`~.token_augmenter.TokenAugmenter`, the same choices as token-id operations; this module is the
+text face (TextAttack's augmenter, ``sp-augment``, Python), which loads a model given by name on first use.
+The parts live beside it: the words (:mod:`.vocabulary`), the random draws (:mod:`.draws`), Eq. 5
+(:mod:`.gradient`) and the token-id edits (:mod:`.token_edits`).
 
 Ways in:
 
@@ -35,11 +39,9 @@ only words that are a single vocabulary token are substituted by the gradient
 mode, and candidate words are single tokens made of letters.
 """
 
-import json
 import logging
-import math
 import random
-from collections import Counter
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -49,89 +51,45 @@ from textattack.shared import AttackedText
 from ..datasets.examples import load_examples
 from ..models.loading import load_model_wrapper
 from ..models.token_classifier import TokenClassifier
-from ..models.word_models import is_word_model
 from ..resources import load_synonyms
-from ..shared.files import atomic_write_text
 from ..shared.inputs import bad_text_reason
 from ..shared.text import match_case
-from .gradient import gradient_choice
+from .draws import random_choice, special_choice
+from .gradient import WORD_MODEL_GRADIENT_CANDIDATES, default_gradient_candidates, gradient_choice
 from .token_edits import EncodedExamples, SurfaceTable
+from .vocabulary import (
+    SPECIAL_THRESHOLD,
+    augmentation_vocabulary,
+    load_special_words,
+    save_special_words,
+    special_word_table,
+    special_words_for,
+)
 
 logger = logging.getLogger(__name__)
 
 MODES = ("random", "gradient", "special")
-SPECIAL_THRESHOLD = 1.0  # paper: log-frequency margin > 1
+# the names this module has always offered, now at home in .vocabulary, .draws and .gradient
+__all__ = [
+    "MODES",
+    "SPECIAL_THRESHOLD",
+    "WORD_MODEL_GRADIENT_CANDIDATES",
+    "SPDefenseAugmenter",
+    "augment_examples",
+    "augmentation_vocabulary",
+    "default_gradient_candidates",
+    "gradient_augment",
+    "load_special_words",
+    "random_augment",
+    "random_choice",
+    "save_special_words",
+    "special_augment",
+    "special_choice",
+    "special_word_table",
+]
 
 
-# ----------------------------------------------------------------------------- special words
-def augmentation_vocabulary(clf, examples):
-    """``(ids, words)``: the model's letters-only vocabulary entries that occur in ``examples``' texts."""
-    seen = {w.lower() for t, _ in examples for w in AttackedText(t).words}
-    ids, words = clf.vocabulary()
-    keep = [k for k, w in enumerate(words) if w.lower() in seen]
-    if not keep:
-        raise ValueError("no training word is in the model's vocabulary")
-    return np.asarray(ids)[keep], [words[k] for k in keep]
-
-
-def special_word_table(examples, threshold=SPECIAL_THRESHOLD, min_count=2):
-    """``{label: [words]}``: T(y) from labelled training examples (docs/methods.md §2.4)."""
-    counts = {}
-    for text, label in examples:
-        counts.setdefault(label, Counter()).update(w.lower() for w in AttackedText(text).words)
-    vocab = {w for c in counts.values() for w, n in c.items() if n >= min_count and w.isalpha()}
-    totals = {y: sum(c.values()) for y, c in counts.items()}
-    logf = {y: {w: math.log((c[w] + 1) / (totals[y] + len(vocab))) for w in vocab} for y, c in counts.items()}
-    table = {}
-    for y in counts:
-        others = [o for o in counts if o != y]
-        table[y] = sorted(w for w in vocab if others and max(logf[o][w] for o in others) - logf[y][w] > threshold)
-    return table
-
-
-def save_special_words(table, path):
-    atomic_write_text(path, json.dumps({str(k): v for k, v in table.items()}, indent=1))
-    return path
-
-
-def load_special_words(path):
-    data = json.loads(Path(path).read_text())
-    return {int(k) if str(k).lstrip("-").isdigit() else k: v for k, v in data.items()}
-
-
-# ----------------------------------------------------------------------------- one-word edits
-# Each augmentation is decided first — which word, which replacement, with the same random draws
-# whatever the output — and then applied: to a text (``_replace``) or to token ids (``token_edits``).
-def random_choice(words, vocabulary, rng):
-    """``(word index, vocabulary index)`` of a random substitution of one of ``words``, or None."""
-    if not words:
-        return None
-    i = rng.randrange(len(words))
-    for _ in range(20):
-        k = rng.randrange(len(vocabulary))  # the draw of rng.choice(vocabulary)
-        if vocabulary[k].lower() != words[i].lower():
-            return i, k
-    return None
-
-
-def special_choice(words, special, rng):
-    """``(word index, index into special)`` of a special-word substitution of one of ``words``, or None."""
-    if not words or not special:
-        return None
-    i = rng.randrange(len(words))
-    current = words[i].lower()
-    keep = [k for k, w in enumerate(special) if w != current] if current in special else None
-    n = len(special) if keep is None else len(keep)
-    if not n:
-        return None
-    j = rng.randrange(n)  # the draw of rng.choice(candidates)
-    return i, (j if keep is None else keep[j])
-
-
-def _special_for(table, label):
-    return table.get(label) or table.get(str(label)) or []
-
-
+# ----------------------------------------------------------------------------- one-word edits as text
 def _replace(text_or_at, index, word):
     at = text_or_at if isinstance(text_or_at, AttackedText) else AttackedText(text_or_at)
     return at.replace_word_at_index(index, match_case(word, at.words[index])).text
@@ -147,26 +105,9 @@ def random_augment(text, vocabulary, rng):
 def special_augment(text, label, table, rng):
     """Replace a random position by a random word of T(label)."""
     at = AttackedText(text)
-    words = _special_for(table, label)
+    words = special_words_for(table, label)
     choice = special_choice(at.words, words, rng)
     return text if choice is None else _replace(at, choice[0], words[choice[1]])
-
-
-# Checked gradient candidates on the word models: 32 (docs/methods.md §2.4, item 7 and the tables).
-WORD_MODEL_GRADIENT_CANDIDATES = 32
-
-
-def default_gradient_candidates(model):
-    """How many Eq. 5 candidates the gradient augmentation checks by default (docs/methods.md §2.4).
-
-    1 (the paper's rule: apply the minimum of Eq. 5) for transformers, the models the paper defends;
-    32 for this package's word models, where the first-order minimum is a weak adversary (it flips
-    53 % of the sentences, the best of 32 checked ones 82.5 %) and SP-Defense by the paper's rule left
-    SP-Attack's success at 97 % on mr-cnn, with 32 at 61.8 % (vanilla 79.9; 3 seeds).
-    ``model``: a Hugging Face model, or a ``TokenClassifier`` / model wrapper holding one.
-    """
-    model = getattr(model, "model", model)
-    return WORD_MODEL_GRADIENT_CANDIDATES if is_word_model(model) else 1
 
 
 def gradient_augment(clf, texts, labels, vocab=None, batch_size=32, candidates=1):
@@ -175,8 +116,7 @@ def gradient_augment(clf, texts, labels, vocab=None, batch_size=32, candidates=1
     ``clf``: a :class:`~textattack_secondorder.models.token_classifier.TokenClassifier`.
     ``candidates``: 1 (default) applies the Eq. 5 minimum, as the paper does. K > 1 checks the K
     substitutions with the lowest ``v`` with one batched forward pass and applies the one whose
-    actual ``log f(y|x')`` is lowest (docs/methods.md §2.4: on the demo word CNN the first-order
-    minimum flips 53 % of the sentences it is applied to, the best of 32 checked ones 82 %).
+    actual ``log f(y|x')`` is lowest (docs/methods.md §2.4, item 7).
     The choice is made on token ids (:func:`~.gradient.gradient_choice`); only the chosen substitution
     is written as text. Returns the augmented texts (a text with no substitutable word is returned
     unchanged).
@@ -204,7 +144,11 @@ def gradient_augment(clf, texts, labels, vocab=None, batch_size=32, candidates=1
 
 # ----------------------------------------------------------------------------- augmenter
 class SPDefenseAugmenter:
-    """Augmenter for ``textattack augment --recipe sp-defense`` and Python use.
+    """Augmenter for ``textattack augment --recipe sp-defense`` and Python use (text in, text out).
+
+    Nothing is loaded when it is made: a model given by name is loaded, and its vocabulary read, the
+    first time an augmentation needs them. ``defend`` trains on :class:`~.token_augmenter.TokenAugmenter`
+    instead, which makes the same choices on token ids.
 
     Args:
         mode: "auto", "random", "gradient", "special", or "mix" (the training mix:
@@ -216,7 +160,7 @@ class SPDefenseAugmenter:
             for both the random and the gradient mode (default: the model's letters-only
             vocabulary, restricted by ``vocab_data``; without a model the packaged synonym list's words).
         gradient_candidates: the gradient mode checks this many lowest-``v`` substitutions with a
-            forward pass and applies the one that hurts most (default: :func:`default_gradient_candidates`
+            forward pass and applies the one that hurts most (default: :func:`~.gradient.default_gradient_candidates`
             — 1, the paper's Eq. 5 minimum, on transformers; 32 on the word models).
         vocab_data: keep only the model vocabulary words that occur in this labelled data ("mr" or a
             CSV with a text column); "auto" (default) = "mr" for the demo victims (named ``mr-*``),
@@ -246,24 +190,14 @@ class SPDefenseAugmenter:
             raise ValueError(f"unknown SP-Defense mode {mode!r}; use one of auto, mix, {', '.join(MODES)}")
         if vocab_data == "auto":
             vocab_data = "mr" if isinstance(model, str) and model.startswith("mr-") else None
-        if isinstance(model, str):
-            model = load_model_wrapper(model, device=device)
-        self.model_wrapper = model
-        self.clf = None
-        if model is not None:
-            self.clf = (
-                model
-                if isinstance(model, TokenClassifier)
-                else TokenClassifier.from_model_wrapper(model, "SP-Defense augmentation with a model", device=device)
-            )
         if mode == "auto":
-            mode = "gradient" if self.clf is not None else "random"
+            mode = "gradient" if model is not None else "random"
             logger.warning(
                 "sp-defense: mode 'auto' -> %r (%s)",
                 mode,
-                "a model was given" if self.clf else "no model given: random word replacement only",
+                "a model was given" if model is not None else "no model given: random word replacement only",
             )
-        if mode in ("gradient", "mix") and self.clf is None:
+        if mode in ("gradient", "mix") and model is None:
             raise ValueError(f"sp-defense mode {mode!r} needs a model (recipe parameter model=...)")
         if isinstance(special_words, (str, Path)):
             special_words = load_special_words(special_words)
@@ -271,24 +205,56 @@ class SPDefenseAugmenter:
             raise ValueError("sp-defense mode 'special' needs a saved special-word table (special_words=path)")
         self.mode = mode
         self.special_words = special_words or {}
-        self.vocab = self.clf.vocabulary() if self.clf is not None else None
-        if isinstance(vocabulary, tuple) and len(vocabulary) == 2 and not isinstance(vocabulary[0], str):
-            self.vocab, vocabulary = vocabulary, list(vocabulary[1])
-        elif vocabulary is None and vocab_data and self.clf is not None:
-            self.vocab = augmentation_vocabulary(self.clf, load_examples(vocab_data, "train"))
-            logger.info("sp-defense: %d vocabulary words that occur in %s", len(self.vocab[1]), vocab_data)
-        if vocabulary is None:
-            if self.vocab is not None:
-                vocabulary = self.vocab[1]
-            else:
-                vocabulary = sorted(load_synonyms())
-        self.vocabulary = list(vocabulary)
+        self._model, self._device, self._vocab_data = model, device, vocab_data
+        self._vocabulary, self._gradient_candidates = vocabulary, gradient_candidates
         self.transformations_per_example = int(transformations_per_example)
-        if gradient_candidates is None:
-            gradient_candidates = default_gradient_candidates(self.clf) if self.clf is not None else 1
-        self.gradient_candidates = int(gradient_candidates)
         self.rng = random.Random(seed)
         self._calls = 0
+
+    # -- what a model given by name becomes, on first use ------------------------------------------
+    @cached_property
+    def model_wrapper(self):
+        """The model wrapper (or ``TokenClassifier``) given, loaded now if it was given by name; None without one."""
+        model = self._model
+        return load_model_wrapper(model, device=self._device) if isinstance(model, str) else model
+
+    @cached_property
+    def clf(self):
+        """The model's :class:`~..models.token_classifier.TokenClassifier`, or None without a model."""
+        model = self.model_wrapper
+        if model is None or isinstance(model, TokenClassifier):
+            return model
+        return TokenClassifier.from_model_wrapper(model, "SP-Defense augmentation with a model", device=self._device)
+
+    @cached_property
+    def vocab(self):
+        """``(ids, words)`` the gradient mode draws from (None without a model): the ``vocabulary`` given as
+        ids and words, else the model's letters-only vocabulary (only the words of ``vocab_data`` if set)."""
+        given = self._vocabulary
+        if isinstance(given, tuple) and len(given) == 2 and not isinstance(given[0], str):
+            return given
+        if self.clf is None:
+            return None
+        if given is None and self._vocab_data:
+            vocab = augmentation_vocabulary(self.clf, load_examples(self._vocab_data, "train"))
+            logger.info("sp-defense: %d vocabulary words that occur in %s", len(vocab[1]), self._vocab_data)
+            return vocab
+        return self.clf.vocabulary()
+
+    @cached_property
+    def vocabulary(self):
+        """The words the random mode draws from."""
+        given = self._vocabulary
+        if given is not None:
+            return list(given[1] if isinstance(given, tuple) and not isinstance(given[0], str) else given)
+        return list(self.vocab[1]) if self.vocab is not None else sorted(load_synonyms())
+
+    @cached_property
+    def gradient_candidates(self):
+        """K of the gradient mode (``gradient_candidates`` given, else the model's default; 1 without a model)."""
+        if self._gradient_candidates is not None:
+            return int(self._gradient_candidates)
+        return default_gradient_candidates(self.clf) if self._model is not None else 1
 
     def _predict(self, texts):
         return self.clf.predict_texts(texts).argmax(1).tolist()
@@ -339,72 +305,6 @@ class SPDefenseAugmenter:
                 out[i] = special_augment(texts[i], labels[i], self.special_words, self.rng)
         return [(t, y, m) for t, y, m in zip(out, [y for _, y in examples], modes)]
 
-    # -- training: the same augmentations on token ids ------------------------------------------
-    def encode(self, examples):
-        """Tokenize labelled training ``examples`` once for :meth:`augment_batch` (needs the model)."""
-        if self.clf is None:
-            raise ValueError("sp-defense: augmenting token ids needs a model")
-        self.encoded = EncodedExamples(self.clf, [t for t, _ in examples])
-        self._labels = [int(y) for _, y in examples]
-        self._bad = [bad_text_reason(t) is not None for t, _ in examples]
-        device = self.clf.device
-        self._vocab_ids = torch.as_tensor(np.asarray(self.vocab[0]), dtype=torch.long, device=device)
-        self._gradient_table = SurfaceTable(self.clf.tokenizer, self.vocab[1], device)
-        same = list(self.vocab[1]) == self.vocabulary
-        self._random_table = self._gradient_table if same else SurfaceTable(self.clf.tokenizer, self.vocabulary, device)
-        self._special_tables = {
-            y: SurfaceTable(self.clf.tokenizer, _special_for(self.special_words, y), device) for y in set(self._labels)
-        }
-        return self.encoded
-
-    def augment_batch(self, rows, modes):
-        """Model inputs ``(input_ids, attention_mask)`` of the encoded examples ``rows`` (list of indices
-        into the examples given to :meth:`encode`), example ``k`` augmented by ``modes[k]``.
-
-        The same augmentations, from the same random draws, as :meth:`augment_examples` followed by
-        tokenizing the texts (padded to the longest, truncated at the classifier's ``max_length``), built
-        as token-id operations on the device (:mod:`.token_edits`, :mod:`.gradient`).
-        """
-        enc, device = self.encoded, self.clf.device
-        rows_t = torch.as_tensor(rows, dtype=torch.long, device=device)
-        content, lengths = enc.content[rows_t], enc.content_lengths[rows_t]
-        edits = []  # (batch positions, word index (-1: none), surface table, surface index) per kind of edit
-        grad = [k for k, m in enumerate(modes) if m == "gradient" and not self._bad[rows[k]]]
-        for s in range(0, len(grad), 32):  # the chunks of gradient_augment's default batch_size
-            part = grad[s : s + 32]
-            y = torch.tensor([self._labels[rows[k]] for k in part], device=device)
-            vocab = (self._vocab_ids, self._gradient_table, self.gradient_candidates)
-            word, vocab_index = gradient_choice(self.clf, enc, [rows[k] for k in part], y, *vocab)
-            edits.append((part, word, self._gradient_table, vocab_index))
-        by_table = {}
-        for k, m in enumerate(modes):
-            if self._bad[rows[k]] or m not in ("random", "special"):
-                continue
-            words = enc.words[rows[k]]
-            if m == "random":
-                choice, table = random_choice(words, self.vocabulary, self.rng), self._random_table
-            else:
-                label = self._labels[rows[k]]
-                choice = special_choice(words, _special_for(self.special_words, label), self.rng)
-                table = self._special_tables[label]
-            if choice is not None:
-                by_table.setdefault(id(table), (table, []))[1].append((k, *choice))
-        for table, items in by_table.values():
-            part = [k for k, _, _ in items]
-            word = torch.tensor([i for _, i, _ in items], dtype=torch.long, device=device)
-            edits.append((part, word, table, torch.tensor([w for _, _, w in items], dtype=torch.long, device=device)))
-        for part, word, table, surface in edits:
-            r = rows_t[part]
-            applies = word >= 0
-            new, new_len = enc.edited_content(r, word.clamp(min=0), table, surface)
-            width = max(content.shape[1], new.shape[1])
-            content = torch.nn.functional.pad(content, (0, width - content.shape[1]))
-            new = torch.nn.functional.pad(new, (0, width - new.shape[1]))
-            pos = torch.as_tensor(part, dtype=torch.long, device=device)
-            content[pos] = torch.where(applies[:, None], new, content[pos])
-            lengths[pos] = torch.where(applies, new_len, lengths[pos])
-        return enc.with_specials(content, lengths)
-
     def _next_mode(self):
         if self.mode != "mix":
             return self.mode
@@ -429,7 +329,7 @@ class SPDefenseAugmenter:
         return [self.augment(t) for t in text_list]
 
     def __repr__(self):
-        model = type(self.model_wrapper).__name__ if self.model_wrapper else None
+        model = self._model if isinstance(self._model, str) or self._model is None else type(self._model).__name__
         return f"SPDefenseAugmenter(mode={self.mode!r}, model={model})"
 
 

@@ -2,7 +2,7 @@
 
 SP-Defense changes one word of a sentence per augmentation, and its gradient mode checks K
 candidate substitutions per sentence. Writing each candidate as text and tokenizing it again cost
-far more than the model (about 5x the Rand control's time per step on the demo CNN). Here the
+far more than the model (docs/methods.md §2.4, speed). Here the
 sentences are tokenized once and a substitution is a splice of token ids:
 
 * :class:`EncodedExamples` — texts tokenized once, on the model's device: the ids of the text
@@ -23,13 +23,12 @@ that fails (``separable`` False) the edit is written as text and tokenized, as b
 """
 
 import bisect
-import itertools
 
 import numpy as np
 import torch
 from textattack.shared import AttackedText
 
-from ..shared.text import match_case
+from ..shared.padding import pad_right
 
 AS_IS, CAPITALISED, ALL_CAPS = 0, 1, 2
 
@@ -44,8 +43,12 @@ def case_of(like):
 
 
 def spelled(word, case):
-    """``word`` in spelling ``case`` (as :func:`match_case` writes it)."""
-    return match_case(word, {AS_IS: "x", CAPITALISED: "Xx", ALL_CAPS: "XX"}[case])
+    """``word`` in spelling ``case``: ``spelled(w, case_of(like)) == match_case(w, like)`` (a test pins it)."""
+    if case == ALL_CAPS:
+        return word.upper()
+    if case == CAPITALISED:
+        return word[:1].upper() + word[1:]
+    return word
 
 
 def word_char_spans(text, words):
@@ -57,17 +60,6 @@ def word_char_spans(text, words):
         spans.append((start, start + len(w)))
         cursor = start + len(w)
     return spans
-
-
-def _pad(rows, value, device):
-    """``(padded LongTensor (R, max(1, longest)), lengths (R,))`` of lists of ids, built in one go."""
-    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
-    out = np.full((len(rows), max(1, int(lengths.max()) if len(rows) else 1)), value, dtype=np.int64)
-    if lengths.sum():
-        row = np.repeat(np.arange(len(rows)), lengths)
-        col = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        out[row, col] = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=int(lengths.sum()))
-    return torch.from_numpy(out).to(device), torch.from_numpy(lengths).to(device)
 
 
 def special_tokens_around(tokenizer):
@@ -105,9 +97,9 @@ class SurfaceTable:
                 if case == AS_IS or lowers
                 else tokenizer([spelled(w, case) for w in self.words], add_special_tokens=False)["input_ids"]
             )
-            t, n = _pad(toks, -1, device)
-            ids.append(t)
-            lengths.append(n)
+            t, present = pad_right(toks, -1)
+            ids.append(t.to(device))
+            lengths.append(present.sum(1).to(device))
         width = max(t.shape[1] for t in ids)
         self.ids = torch.stack([torch.nn.functional.pad(t, (0, width - t.shape[1]), value=-1) for t in ids])
         self.lengths = torch.stack(lengths)
@@ -187,7 +179,9 @@ class EncodedExamples:
             words_only.append(w_ids)
             word_of.append(w_of)
             separable.append(ok)
-        self.content, self.content_lengths = _pad(content, self.pad_id, device)
+        # right-padded with 0 on the host, then moved: nothing reads past a row's length (splice, with_specials)
+        self.content, present = pad_right(content)
+        self.content, self.content_lengths = self.content.to(device), present.sum(1).to(device)
         width = max([len(s) for s in spans] + [1])
         self.spans = torch.zeros((len(spans), width, 2), dtype=torch.long)
         self.cases = torch.zeros((len(spans), width), dtype=torch.long)
@@ -196,8 +190,9 @@ class EncodedExamples:
                 self.spans[t, : len(s)] = torch.tensor(s)
                 self.cases[t, : len(c)] = torch.tensor(c)
         self.spans, self.cases = self.spans.to(device), self.cases.to(device)
-        self.words_only, self.words_only_lengths = _pad(words_only, self.pad_id, device)
-        self.word_of_token = _pad(word_of, -1, device)[0]
+        self.words_only, present = pad_right(words_only)
+        self.words_only, self.words_only_lengths = self.words_only.to(device), present.sum(1).to(device)
+        self.word_of_token = pad_right(word_of, -1)[0].to(device)
         self.separable = np.array(separable, dtype=bool)
 
     def __len__(self):
@@ -262,11 +257,11 @@ class EncodedExamples:
             if wi_l[k] >= len(at.words) or not table.words:  # nothing to write (the caller drops such a row)
                 redo.append(content[k, : int(lengths[k])].tolist())
                 continue
-            text = at.replace_word_at_index(wi_l[k], match_case(table.words[si_l[k]], at.words[wi_l[k]])).text
+            text = at.replace_word_at_index(wi_l[k], spelled(table.words[si_l[k]], case_of(at.words[wi_l[k]]))).text
             redo.append(self.clf.tokenizer(text, add_special_tokens=False)["input_ids"])
         width = max(content.shape[1], max(len(r) for r in redo))
         content = torch.nn.functional.pad(content, (0, width - content.shape[1]), value=0)
-        fixed, fixed_len = _pad(redo, 0, content.device)
-        content[odd] = torch.nn.functional.pad(fixed, (0, width - fixed.shape[1]), value=0)
-        lengths[odd] = fixed_len
+        fixed, present = pad_right(redo)
+        content[odd] = torch.nn.functional.pad(fixed, (0, width - fixed.shape[1]), value=0).to(content.device)
+        lengths[odd] = present.sum(1).to(content.device)
         return content, lengths

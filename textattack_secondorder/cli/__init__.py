@@ -19,6 +19,7 @@ from . import (
     defend_cmd,
     flip_capability_cmd,
     meaning_cmd,
+    recipes_cmd,
     resources_cmd,
     robustness_cmd,
     textattack_passthrough,
@@ -36,6 +37,7 @@ class OneLineParser(argparse.ArgumentParser):
 # the module of each sub-command group
 SUBCOMMANDS = [
     textattack_passthrough,  # attack / augment / list ... through the stock TextAttack CLI
+    recipes_cmd,  # recipes: our attack recipes, their parameters and defaults
     resources_cmd,  # resources: what each slot resolves to
     victims_cmd,  # train-victims / data
     bias_cmd,  # bias: counterfactual token bias B_{p,k}

@@ -5,7 +5,7 @@
 import sys
 import time
 
-from .common import positive_int
+from .common import CLUSTER_KEYS, add_cluster_args
 
 # Exit codes (docs/methods.md §8.3): 0 every check passes; 1 a check fails (its threshold or its
 # baseline); 2 a bad config, baseline or model (one line); 3 nothing fails, but a check could not be
@@ -65,16 +65,7 @@ def add_parser(subparsers):
         help="after judging, write this run's results as the baseline at PATH (a file, or a folder: "
         "PATH/results.json), with the package version and the model's fingerprint",
     )
-    g = p.add_argument_group("cluster (override the config's [run] table)")
-    g.add_argument(
-        "--ray",
-        nargs="?",
-        const="local",
-        default=None,
-        metavar="ADDRESS",
-        help="run the shards on Ray: no value starts a local Ray instance; 'auto' or HOST:PORT joins one",
-    )
-    g.add_argument("--shards", type=positive_int, default=None, help="cut each check's work into N shards")
+    add_cluster_args(p, unit="each check's work", overrides="config's [run] table")
     p.set_defaults(func=run)
 
 
@@ -110,8 +101,7 @@ def load(args):
     from ..checks.config import load_config
 
     config = load_config(args.config)
-    if args.ray is not None or args.shards is not None:
-        config.run.update({k: v for k, v in (("ray", args.ray), ("shards", args.shards)) if v is not None})
+    config.run.update({k: getattr(args, k) for k in CLUSTER_KEYS if getattr(args, k) is not None})
     baseline = load_baseline(args.baseline) if args.baseline else None
     return config, baseline
 

@@ -88,9 +88,16 @@ def write_skipped(skipped, path):
     return path
 
 
-def add_cluster_args(parser, unit="examples"):
-    """``--ray [ADDRESS]``, ``--shards N`` and the worker placement flags (docs/methods.md §7)."""
-    g = parser.add_argument_group("cluster (pip install 'textattack-secondorder[ray]')")
+CLUSTER_KEYS = ("ray", "shards", "workers", "threads_per_worker", "gpus_per_worker")
+
+
+def add_cluster_args(parser, unit="examples", overrides=None):
+    """``--ray [ADDRESS]``, ``--shards N`` and the worker placement flags (docs/methods.md §7), as ``args``'
+    :data:`CLUSTER_KEYS`. ``overrides``: the name of a table the flags override (``check``: the config's
+    ``[run]``); then a flag not given is None and the table's value (or its default) stands."""
+    title = "cluster (pip install 'textattack-secondorder[ray]')"
+    g = parser.add_argument_group(title if overrides is None else f"{title}; override the {overrides}")
+    default = (lambda value: value) if overrides is None else (lambda value: None)
     g.add_argument(
         "--ray",
         nargs="?",
@@ -113,8 +120,12 @@ def add_cluster_args(parser, unit="examples"):
         default=None,
         help="Ray actors (default: the cluster's CPUs / --threads-per-worker)",
     )
-    g.add_argument("--threads-per-worker", type=positive_int, default=1, help="torch threads (Ray CPUs) per actor")
-    g.add_argument("--gpus-per-worker", type=float, default=0.0, help="GPUs per actor (e.g. 1, or 0.5 to share)")
+    g.add_argument(
+        "--threads-per-worker", type=positive_int, default=default(1), help="torch threads (Ray CPUs) per actor (1)"
+    )
+    g.add_argument(
+        "--gpus-per-worker", type=float, default=default(0.0), help="GPUs per actor (e.g. 1, or 0.5 to share; 0)"
+    )
 
 
 def cluster_options(args):

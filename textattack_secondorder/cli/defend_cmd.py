@@ -60,7 +60,7 @@ def add_embedding_args(parser):
 def run(args):
     import numpy as np
 
-    from ..augmentation.sp_defense import default_gradient_candidates
+    from ..augmentation.gradient import default_gradient_candidates
     from ..defense import save_model, train_defense
     from ..models.token_classifier import TokenClassifier
 

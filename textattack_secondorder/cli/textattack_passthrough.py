@@ -2,7 +2,8 @@
 
 A fallback for environments where the start-up hook is switched off
 (``TEXTATTACK_SECONDORDER_NO_HOOK=1``) or the ``.pth`` file was not installed.
-``textattack-so attack --asr1 ...`` adds the ASR1 row (Xu et al.) to the summary.
+``textattack-so attack --asr1 ...`` adds the ASR1 row (Xu et al.) to the summary; ``textattack-so attack
+--help`` ends with our recipes, their parameters and how to pass them (:mod:`.recipes_cmd`).
 """
 
 # Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
@@ -48,5 +49,12 @@ def run(args):
     sys.argv = ["textattack", args.textattack_command, *args.rest]
     try:
         textattack_main()
+    except SystemExit as e:
+        if args.textattack_command == "attack" and {"-h", "--help"} & set(args.rest):
+            from ..attack_recipes.build import attack_recipes
+            from .recipes_cmd import describe
+
+            print("\n" + describe(attack_recipes()))  # after TextAttack's own help: what we add
+        raise SystemExit(e.code) from None
     finally:
         sys.argv = argv

@@ -7,21 +7,16 @@ half original). The gradient augmentation uses the model being trained (its
 current weights), as in the paper. The result is saved as a Hugging Face model
 directory that ``textattack attack --model DIR`` and ``SOModelWrapper`` load.
 
-Defaults (docs/methods.md §2.4, measured on mr-cnn, 3,000 steps, 3 seeds, the same 200 attacked
-sentences): every weight is trained, the input embeddings included, as in the paper's fine-tuning
-(``train_embeddings=False`` freezes them); the gradient augmentation checks
-:func:`~..augmentation.sp_defense.default_gradient_candidates` candidates — 1 (the paper's Eq. 5
-minimum) on a transformer, 32 on a word model. With these, SP-Attack's success on mr-cnn went from
-79.9 % (vanilla) to 61.8 ± 8.1 % (SP-D), ρ* from 55.9 to 74.1 ± 4.5, test accuracy 71.2 -> 74.6;
-the same fine-tuning without augmentation ("continue") raised SP-Attack to 96.9 %, with the Eq. 5
-minimum SP-D ended at 96.1 %. Freezing the word victims' GloVe embeddings lowers the rise of the
-controls (continue 85.7 %) but also the defense's effect (SP-D, 32 candidates: 78.3 %).
+Defaults (chosen from the 3-seed tables of docs/methods.md §2.4): every weight is trained, the input
+embeddings included, as in the paper's fine-tuning (``train_embeddings=False`` freezes them); the gradient
+augmentation checks :func:`~..augmentation.gradient.default_gradient_candidates` candidates — 1 (the paper's
+Eq. 5 minimum) on a transformer, 32 on a word model, where the Eq. 5 minimum left SP-Attack's success where
+plain fine-tuning put it and training the embeddings helped the checked choice (§2.4, items 6 and 7).
 
 The words the random and gradient augmentations put in are the model's letters-only vocabulary
-entries that occur in the training examples (:func:`~..augmentation.sp_defense.augmentation_vocabulary`). The demo word
-models carry ~21k GloVe words no MR sentence contains ("kuh", "nuh"): drawn from the whole
-vocabulary, two thirds of the augmentations were such junk, and the training spent its updates on
-their vectors instead of on the words an attacker uses (docs/methods.md §2.4).
+entries that occur in the training examples (:func:`~..augmentation.vocabulary.augmentation_vocabulary`): the demo
+word models carry GloVe words no MR sentence contains ("kuh", "nuh"), on which the training would spend its
+updates instead of on the words an attacker uses (docs/methods.md §2.4, item 2).
 
 The learning rate decays linearly to 0 over ``steps`` (as in Hugging Face fine-tuning), so the
 last steps cannot walk the classifier away from what it learned.
@@ -38,7 +33,9 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 
-from ..augmentation.sp_defense import SPDefenseAugmenter, augmentation_vocabulary, special_word_table
+from ..augmentation.gradient import default_gradient_candidates
+from ..augmentation.token_augmenter import TokenAugmenter
+from ..augmentation.vocabulary import augmentation_vocabulary, special_word_table
 from ..models.token_classifier import TokenClassifier
 from ..models.word_models import is_word_model
 
@@ -91,12 +88,12 @@ def train_defense(
     it as the model was trained (the demo word victims' GloVe frozen; see the module docstring).
     ``vocabulary``: ``(ids, words)`` the augmentations draw from (default :func:`augmentation_vocabulary`).
     ``history``: a list that receives the mean training loss of every 50 steps.
-    ``gradient_candidates``: see :func:`~..augmentation.sp_defense.gradient_augment` (1 = the paper's rule;
-    None = :func:`~..augmentation.sp_defense.default_gradient_candidates`).
+    ``gradient_candidates``: see :mod:`~..augmentation.gradient` (1 = the paper's rule;
+    None = :func:`~..augmentation.gradient.default_gradient_candidates`).
     ``device``: where the model, every batch and the gradients live (default: the model's device);
     ``model_batch_size``: rows per forward pass of the K-candidate check.
     The training set is tokenized once; every augmentation is then a token-id operation on the device
-    (:meth:`~..augmentation.sp_defense.SPDefenseAugmenter.augment_batch`), and the loss is read back
+    (:meth:`~..augmentation.token_augmenter.TokenAugmenter.augment_batch`), and the loss is read back
     every 50 steps only, so a step waits for nothing but the model.
     """
     if defense not in TRAINING_MIXES:
@@ -108,19 +105,16 @@ def train_defense(
     clf = TokenClassifier.from_model_wrapper(
         model_wrapper, "SP-Defense training", device=device, batch_size=model_batch_size
     )
-    model = clf.model
+    if gradient_candidates is None:
+        gradient_candidates = default_gradient_candidates(clf)
+    if vocabulary is None:
+        vocabulary = augmentation_vocabulary(clf, train_examples)
     if special_words is None:
         special_words = special_word_table(train_examples)
-    # mode is chosen per example below; the augmenter shares the classifier being trained
-    vocabulary = vocabulary if vocabulary is not None else augmentation_vocabulary(clf, train_examples)
-    aug = SPDefenseAugmenter(
-        "random",
-        model=clf,
-        special_words=special_words,
-        seed=seed,
-        vocabulary=vocabulary,
-        gradient_candidates=gradient_candidates,
-    )
+    t0 = time.perf_counter()
+    # tokenized once: every augmentation below is a token-id operation on the classifier being trained
+    aug = TokenAugmenter(clf, train_examples, vocabulary, special_words, gradient_candidates, seed=seed)
+    model = clf.model
     if train_embeddings is not None:
         model.get_input_embeddings().weight.requires_grad_(bool(train_embeddings))
     params = [p for p in model.parameters() if p.requires_grad]
@@ -132,8 +126,6 @@ def train_defense(
     steps_iter = range(steps)
     if progress:
         steps_iter = tqdm(steps_iter, desc=f"{defense} fine-tuning", unit="step")
-    t0 = time.perf_counter()
-    aug.encode(train_examples)  # tokenized once: every augmentation below is a token-id operation
     labels_all = torch.tensor([int(y) for _, y in train_examples], device=clf.device)
     for _ in steps_iter:
         rows = [rng.randrange(len(train_examples)) for _ in range(batch_size)]

@@ -174,7 +174,7 @@ class KappaSetup:
         if vocab_from:
             # only the entries that occur in these training sentences (a transformer's first entries are single
             # characters and other scripts: MiniLM's first 3,000 letter entries hold 804 single characters)
-            from ...augmentation.sp_defense import augmentation_vocabulary
+            from ...augmentation.vocabulary import augmentation_vocabulary
             from ...datasets.examples import load_examples
 
             self.vocab_ids, self.words = augmentation_vocabulary(self.clf, load_examples(vocab_from, "train"))

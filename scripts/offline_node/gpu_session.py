@@ -1,6 +1,6 @@
 """One session on a lent GPU node (issue 36): the gpu tests, speed, and SP-Defense on mr-minilm with seeds.
 
-Run by ``scripts/gpu_session.sh`` through the offline bundle's runner (so TextAttack and this package
+Run by ``scripts/offline_node/gpu_session.sh`` through the offline bundle's runner (so TextAttack and this package
 are importable and everything is offline). Every phase writes what it finished to ``$OUT`` at once, so
 a run stopped by its time limit still returns the phases before it; the whole run keeps to
 ``SESSION_SECONDS`` (default 565, counted from the start of gpu_session.sh, the bundle's install included)
@@ -40,7 +40,7 @@ import tarfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 OUT = Path(os.environ.get("OUT") or "/tmp/gpu_session_out")
 WORK = Path(os.environ.get("WORK") or "/tmp/gpu_session_work")
 SIZE = os.environ.get("GPU_SESSION_SIZE", "full")

