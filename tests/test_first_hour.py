@@ -45,6 +45,7 @@ def attack_rows(recipe=SOBeam, **params):
         masked_lm=TableProposer(TABLE),
         perplexity=False,
         patch_rule="paper",
+        neighbor_rule="paper",
         **params,
     )
     args = textattack.AttackArgs(num_examples=len(ROWS), disable_stdout=True, silent=True)

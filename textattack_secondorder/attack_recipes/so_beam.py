@@ -13,7 +13,7 @@ from ..metrics.second_order import second_order_summary_metrics
 from ..search_methods import SecondOrderBeamSearch
 from ..transformations.neighborhood import WordSwapNeighborhood
 from .recipe import SORecipe
-from .second_order import COMMON_PARAMS, SecondOrderAttack, double_perturbation_goal
+from .second_order import COMMON_PARAMS, SecondOrderAttack, double_perturbation_goal, neighbor_rule
 
 
 class SOBeam(SORecipe):
@@ -34,6 +34,11 @@ class SOBeam(SORecipe):
             "beam members expanded per batch, best first, stopping at the first chunk with a vulnerable "
             "example (same neighbourhood, success and distance; 0 = whole beam, Algorithm 2's "
             "best-of-step choice; docs/methods.md §9)",
+        ),
+        neighbor_lm_beam=(
+            False,
+            "natural neighbour rule: also hold the beam's survivors of each step to the causal-LM budget (the "
+            "part-of-speech check always applies to them); docs/methods.md §1.1",
         ),
         query_budget=(50_000, "model queries per example, x and x ⊕ p counted separately (reference code: 50,000)"),
     )
@@ -67,6 +72,11 @@ class SOBeam(SORecipe):
                 max_depth=p["max_depth"],
                 expand_chunk=p["expand_chunk"],
                 prefetch=transformation.prefetch,
+                #
+                # Not in the paper (docs/methods.md §1.1): each step's survivors are the β best the neighbour
+                # rule keeps, so the beam does not build on a sentence no one would write.
+                #
+                neighbor_rule=neighbor_rule(p, lm=p["neighbor_lm_beam"]),
             )
             #
             # Summary rows of a second-order run (docs/methods.md §1.5): victim accuracy, perplexity.

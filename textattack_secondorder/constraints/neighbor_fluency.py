@@ -1,0 +1,67 @@
+"""A neighbour stays about as likely as the sentence it came from, word for word (docs/methods.md §1.1).
+
+The masked LM judges each substitution alone at its slot (Algorithm 1's ``δ``); this judges the
+sentence they make together with the causal-LM slot (GPT-2 online, Gemma-3-270M offline), with a
+budget of ``b`` nats per changed word::
+
+    log P(x̃) >= log P(x0) - b * ||x̃ - x0||_0
+
+Only the tokens after the part ``x̃`` shares with ``x0`` are scored
+(:meth:`~textattack_secondorder.resources.perplexity.CausalLMScorer.log_likelihood_differences`); the
+verdict of a text is cached, since the same candidate is asked about by the beam and by the goal.
+"""
+
+from textattack.constraints import Constraint
+
+from ..resources import load_causal_lm
+
+
+class NeighborFluency(Constraint):
+    """Refuse a neighbour whose causal-LM log-likelihood lies more than ``budget`` nats per changed word
+    below the reference's.
+
+    Args:
+        causal_lm: an object with ``log_likelihood_differences(reference, texts)`` (a
+            :class:`~textattack_secondorder.resources.perplexity.CausalLMScorer`), a name of the causal-LM
+            slot, or None (its default); loaded on first use.
+        budget: ``b``, nats of ``log P`` each changed word may cost.
+        device: device of the causal LM when it is loaded here.
+    """
+
+    def __init__(self, causal_lm=None, budget=2.0, device=None, compare_against_original=True):
+        super().__init__(compare_against_original)
+        self._causal_lm = causal_lm
+        self.budget = float(budget)
+        self.device = device
+        self._verdicts = {}  # (reference, text) -> passed
+        self.scored = 0  # texts that went through the causal LM
+
+    @property
+    def causal_lm(self):
+        if self._causal_lm is None or isinstance(self._causal_lm, str):
+            self._causal_lm = load_causal_lm(self._causal_lm, device=self.device)
+        return self._causal_lm
+
+    def _check_constraint(self, transformed_text, reference_text):
+        return bool(self._check_constraint_many([transformed_text], reference_text))
+
+    def _check_constraint_many(self, transformed_texts, reference_text):
+        ref = reference_text.text
+        todo = {t.text: t for t in transformed_texts if (ref, t.text) not in self._verdicts}
+        if todo:
+            texts = list(todo.values())
+            diffs = self.causal_lm.log_likelihood_differences(ref, [t.text for t in texts])
+            self.scored += len(texts)
+            if len(self._verdicts) > 50_000:
+                self._verdicts.clear()
+            for t, d in zip(texts, diffs):
+                self._verdicts[ref, t.text] = bool(d >= -self.budget * len(t.all_words_diff(reference_text)) - 1e-6)
+        return [t for t in transformed_texts if self._verdicts[ref, t.text]]
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_verdicts"] = {}
+        return state
+
+    def extra_repr_keys(self):
+        return ["budget"] + super().extra_repr_keys()
