@@ -165,3 +165,37 @@ def test_beam_survivors_are_the_best_the_rule_keeps():
     assert [r.attacked_text.text for r in survivors] == ["a good film", "the good movie"]
     search.neighbor_rule = None
     assert [r.attacked_text.text for r in search._survivors(ranked, None)] == ["one good movie", "a good film"]
+
+
+# ------------------------------------------------------------------------------------------ summary rows
+def test_perplexity_rows_say_over_which_rows_they_are_computed():
+    from types import SimpleNamespace
+
+    from textattack.attack_results import SkippedAttackResult
+
+    from textattack_secondorder.metrics.second_order import (
+        PERPLEXITY_ALL_ORIGINALS,
+        PERPLEXITY_ORIGINAL,
+        PERPLEXITY_VULNERABLE,
+        second_order_summary_metrics,
+    )
+
+    class WordCountLM:  # "perplexity" = number of words
+        def perplexity(self, texts):
+            return np.array([len(t.split()) for t in texts], dtype=float)
+
+    def row(cls, original, perturbed):
+        r = cls.__new__(cls)
+        r.original_result = SimpleNamespace(attacked_text=AttackedText(original))
+        r.perturbed_result = SimpleNamespace(attacked_text=AttackedText(perturbed), patched_text=None)
+        return r
+
+    results = [
+        row(SuccessfulAttackResult, "one two", "one two three"),
+        row(SuccessfulAttackResult, "one two three four", "one two three four five six"),
+        row(SkippedAttackResult, "one two three four five six seven eight nine ten", "-"),
+    ]
+    rows = second_order_summary_metrics(perplexity=True, causal_lm=WordCountLM())
+    assert rows[PERPLEXITY_ALL_ORIGINALS].calculate(results) == 4.0  # the skipped row's original counts
+    assert rows[PERPLEXITY_ORIGINAL].calculate(results) == 3.0
+    assert rows[PERPLEXITY_VULNERABLE].calculate(results) == 4.5
