@@ -99,8 +99,7 @@ class MedianPerplexity(Metric):
         else:
             succ = [r for r in _second_order(results) if isinstance(r, SuccessfulAttackResult)]
             texts = [
-                (r.original_result if self.which == "original" else r.perturbed_result).attacked_text.text
-                for r in succ
+                (r.original_result if self.which == "original" else r.perturbed_result).attacked_text.text for r in succ
             ]
         if not texts:
             return "n/a"
