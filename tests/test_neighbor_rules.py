@@ -199,3 +199,14 @@ def test_perplexity_rows_say_over_which_rows_they_are_computed():
     assert rows[PERPLEXITY_ALL_ORIGINALS].calculate(results) == 4.0  # the skipped row's original counts
     assert rows[PERPLEXITY_ORIGINAL].calculate(results) == 3.0
     assert rows[PERPLEXITY_VULNERABLE].calculate(results) == 4.5
+
+
+def test_fluency_scores_at_most_max_scored_texts_per_sentence():
+    lm = TableLM(LOG_P)
+    check = NeighborFluency(lm, budget=2.0, max_scored=1)
+    x0 = AttackedText("a good movie")
+    assert check._check_constraint_many([AttackedText("a good film")], x0)
+    # the sentence's one causal-LM judgement is spent: a natural neighbour is refused unscored
+    assert not check._check_constraint_many([AttackedText("the good film")], x0)
+    assert (lm.scored, check.unscored) == (1, 1)
+    assert check._check_constraint_many([AttackedText("the good movie")], AttackedText("the good movie"))

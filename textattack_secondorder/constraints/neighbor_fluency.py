@@ -8,7 +8,9 @@ budget of ``b`` nats per changed word::
 
 Only the tokens after the part ``x̃`` shares with ``x0`` are scored
 (:meth:`~textattack_secondorder.resources.perplexity.CausalLMScorer.log_likelihood_differences`); the
-verdict of a text is cached, since the same candidate is asked about by the beam and by the goal.
+verdict of a text is cached, since the same candidate is asked about by the beam and by the goal. The causal
+LM scores at most ``max_scored`` texts per reference (per attacked sentence): later ones are refused unscored,
+so a sentence whose vulnerable neighbours are all broken costs a bounded time (docs/methods.md §1.1).
 """
 
 from textattack.constraints import Constraint
@@ -25,16 +27,20 @@ class NeighborFluency(Constraint):
             :class:`~textattack_secondorder.resources.perplexity.CausalLMScorer`), a name of the causal-LM
             slot, or None (its default); loaded on first use.
         budget: ``b``, nats of ``log P`` each changed word may cost.
+        max_scored: texts the causal LM scores per reference at most (None: no limit); later ones are refused.
         device: device of the causal LM when it is loaded here.
     """
 
-    def __init__(self, causal_lm=None, budget=2.0, device=None, compare_against_original=True):
+    def __init__(self, causal_lm=None, budget=2.0, max_scored=None, device=None, compare_against_original=True):
         super().__init__(compare_against_original)
         self._causal_lm = causal_lm
         self.budget = float(budget)
+        self.max_scored = max_scored
         self.device = device
         self._verdicts = {}  # (reference, text) -> passed
+        self._scored_for = {}  # reference -> texts scored against it
         self.scored = 0  # texts that went through the causal LM
+        self.unscored = 0  # texts refused because the reference's max_scored was spent
 
     @property
     def causal_lm(self):
@@ -48,12 +54,20 @@ class NeighborFluency(Constraint):
     def _check_constraint_many(self, transformed_texts, reference_text):
         ref = reference_text.text
         todo = {t.text: t for t in transformed_texts if (ref, t.text) not in self._verdicts}
-        if todo:
-            texts = list(todo.values())
+        if len(self._verdicts) > 50_000:
+            self._verdicts.clear()
+            self._scored_for.clear()
+        texts = list(todo.values())
+        if self.max_scored is not None:
+            left = max(self.max_scored - self._scored_for.get(ref, 0), 0)
+            for t in texts[left:]:
+                self._verdicts[ref, t.text] = False
+            self.unscored += len(texts[left:])
+            texts = texts[:left]
+        if texts:
             diffs = self.causal_lm.log_likelihood_differences(ref, [t.text for t in texts])
             self.scored += len(texts)
-            if len(self._verdicts) > 50_000:
-                self._verdicts.clear()
+            self._scored_for[ref] = self._scored_for.get(ref, 0) + len(texts)
             for t, d in zip(texts, diffs):
                 self._verdicts[ref, t.text] = bool(d >= -self.budget * len(t.all_words_diff(reference_text)) - 1e-6)
         return [t for t in transformed_texts if self._verdicts[ref, t.text]]
@@ -61,7 +75,8 @@ class NeighborFluency(Constraint):
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_verdicts"] = {}
+        state["_scored_for"] = {}
         return state
 
     def extra_repr_keys(self):
-        return ["budget"] + super().extra_repr_keys()
+        return ["budget", "max_scored"] + super().extra_repr_keys()

@@ -24,6 +24,7 @@ NEIGHBOR_RULES = {
 }
 DEFAULT_NEIGHBOR_RULE = "natural"
 NEIGHBOR_LM_BUDGET = 2.0  # nats of log P(x̃) per changed word (measured: docs/methods.md §1.1)
+NEIGHBOR_LM_MAX_SCORED = 24  # texts the causal LM judges per attacked sentence; later ones are refused
 
 
 class NeighborRule:
@@ -71,5 +72,7 @@ def build_neighbor_rule(
         return NeighborRule(name)
     constraints = [NeighborPartOfSpeech(tagger=tagger)]
     if lm_budget is not None:
-        constraints.append(NeighborFluency(causal_lm, budget=lm_budget, device=device))
+        constraints.append(
+            NeighborFluency(causal_lm, budget=lm_budget, max_scored=NEIGHBOR_LM_MAX_SCORED, device=device)
+        )
     return NeighborRule(name, constraints)
