@@ -210,3 +210,26 @@ def test_fluency_scores_at_most_max_scored_texts_per_sentence():
     assert not check._check_constraint_many([AttackedText("the good film")], x0)
     assert (lm.scored, check.unscored) == (1, 1)
     assert check._check_constraint_many([AttackedText("the good movie")], AttackedText("the good movie"))
+
+
+def test_part_of_speech_leaves_names_alone_and_does_not_compare_split_words():
+    pytest.importorskip("spacy")
+    check = NeighborPartOfSpeech()
+    x0 = AttackedText("the talents of robert forster and a by-the-numbers effort .")
+    name = AttackedText("the talents of robert de and a by-the-numbers effort .")
+    split = AttackedText("the talents of robert forster and a clever effort .")
+    assert [t.text for t in check._check_constraint_many([name, split], x0)] == [split.text]
+
+
+def test_the_beam_leaves_out_what_the_causal_lm_already_refused():
+    lm = TableLM(LOG_P)
+    rule = build_neighbor_rule("natural", lm_budget=2.0, causal_lm=lm, tagger=WordTagger())
+    beam_rule = rule.for_beam()
+    x0 = AttackedText("a good movie")
+    texts = [AttackedText(t) for t in ("a good show", "a good film", "the good film")]
+    assert beam_rule.passes(x0, texts) == [True, True, True]  # nothing judged yet: nothing scored here
+    assert lm.scored == 0
+    assert rule.passes(x0, texts[:1]) == [False]  # the goal function's check refuses "a good show"
+    assert beam_rule.passes(x0, texts) == [False, True, True]
+    assert lm.scored == 1
+    assert rule.for_beam(lm=True) is rule

@@ -138,11 +138,8 @@ def double_perturbation_goal(model_wrapper, p, masked_lm=None):
     return goal_function, constraints
 
 
-def neighbor_rule(p, lm=True):
-    """The recipe's neighbour rule (docs/methods.md §1.1); ``lm=False``: without its causal-LM check."""
+def neighbor_rule(p):
+    """The recipe's neighbour rule (docs/methods.md §1.1)."""
     return build_neighbor_rule(
-        p["neighbor_rule"],
-        lm_budget=p["neighbor_lm_budget"] if lm else None,
-        causal_lm=p["causal_lm"],
-        device=p["device"],
+        p["neighbor_rule"], lm_budget=p["neighbor_lm_budget"], causal_lm=p["causal_lm"], device=p["device"]
     )

@@ -13,7 +13,7 @@ from ..metrics.second_order import second_order_summary_metrics
 from ..search_methods import SecondOrderBeamSearch
 from ..transformations.neighborhood import WordSwapNeighborhood
 from .recipe import SORecipe
-from .second_order import COMMON_PARAMS, SecondOrderAttack, double_perturbation_goal, neighbor_rule
+from .second_order import COMMON_PARAMS, SecondOrderAttack, double_perturbation_goal
 
 
 class SOBeam(SORecipe):
@@ -37,8 +37,9 @@ class SOBeam(SORecipe):
         ),
         neighbor_lm_beam=(
             False,
-            "natural neighbour rule: also hold the beam's survivors of each step to the causal-LM budget (the "
-            "part-of-speech check always applies to them); docs/methods.md §1.1",
+            "natural neighbour rule: also hold the beam's survivors of each step to the causal-LM budget (by "
+            "default they pass the part-of-speech check and leave out what the budget already refused); "
+            "docs/methods.md §1.1",
         ),
         query_budget=(50_000, "model queries per example, x and x ⊕ p counted separately (reference code: 50,000)"),
     )
@@ -76,7 +77,7 @@ class SOBeam(SORecipe):
                 # Not in the paper (docs/methods.md §1.1): each step's survivors are the β best the neighbour
                 # rule keeps, so the beam does not build on a sentence no one would write.
                 #
-                neighbor_rule=neighbor_rule(p, lm=p["neighbor_lm_beam"]),
+                neighbor_rule=goal_function.neighbor_rule.for_beam(lm=p["neighbor_lm_beam"]),
             )
             #
             # Summary rows of a second-order run (docs/methods.md §1.5): victim accuracy, perplexity.

@@ -72,6 +72,11 @@ class NeighborFluency(Constraint):
                 self._verdicts[ref, t.text] = bool(d >= -self.budget * len(t.all_words_diff(reference_text)) - 1e-6)
         return [t for t in transformed_texts if self._verdicts[ref, t.text]]
 
+    def known_verdicts(self):
+        """A constraint that refuses only the texts this one has already refused, scoring nothing: the beam
+        leaves out what the goal function found broken, at no cost (docs/methods.md §1.1)."""
+        return KnownFluencyVerdicts(self)
+
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_verdicts"] = {}
@@ -80,3 +85,18 @@ class NeighborFluency(Constraint):
 
     def extra_repr_keys(self):
         return ["budget", "max_scored"] + super().extra_repr_keys()
+
+
+class KnownFluencyVerdicts(Constraint):
+    """The verdicts a :class:`NeighborFluency` has already given: refuses the texts it refused, keeps the rest."""
+
+    def __init__(self, fluency, compare_against_original=True):
+        super().__init__(compare_against_original)
+        self.fluency = fluency
+
+    def _check_constraint(self, transformed_text, reference_text):
+        return bool(self._check_constraint_many([transformed_text], reference_text))
+
+    def _check_constraint_many(self, transformed_texts, reference_text):
+        known = self.fluency._verdicts
+        return [t for t in transformed_texts if known.get((reference_text.text, t.text), True)]

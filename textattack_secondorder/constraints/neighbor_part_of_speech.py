@@ -6,8 +6,11 @@ noun for a preposition ("christian mythology" -> "christian in"), an adjective f
 "bisset have"). This constraint compares the tagger's Penn tag of each changed position in the
 neighbour ``x̃`` with the tag the original word has in ``x0`` and refuses ``x̃`` when one differs.
 Proper and common nouns of the same number count as one tag (``NNP`` = ``NN``, ``NNPS`` = ``NNS``):
-the tagger reads an unknown name either way. Tags come from the ``pos_tagger`` slot (spaCy, about
-1 ms a sentence, cached per text).
+the tagger reads an unknown name either way. A word of a name in ``x0`` (tagged ``NNP``/``NNPS``) is
+never changed: the masked LM fills a name's slot with "de" ("robert de , anne meara", "the santa de 2")
+and no tag tells that apart. A word spaCy splits (``by-the-numbers``, ``can't``) is read by its first
+piece's tag, which says nothing of the word: its position is not compared. Tags come from the
+``pos_tagger`` slot (spaCy, about 1 ms a sentence, cached per text).
 """
 
 from textattack.constraints import Constraint
@@ -16,6 +19,7 @@ from ..resources import load_pos_tagger
 
 #: tags read as the same part of speech here (a name and a common noun of the same number)
 SAME_TAG = {"NNP": "NN", "NNPS": "NNS"}
+NAME_TAGS = frozenset(["NNP", "NNPS"])
 
 
 def tag_class(tag):
@@ -44,9 +48,17 @@ class NeighborPartOfSpeech(Constraint):
         kept = []
         for t, tags in zip(transformed_texts, self.tagger.tag_many(transformed_texts)):
             changed = t.all_words_diff(reference_text) if len(tags) == len(ref_tags) else ()
-            if all(tag_class(tags[i]) == tag_class(ref_tags[i]) for i in changed):
+            if all(self._keeps(reference_text.words[i], ref_tags[i], tags[i]) for i in changed):
                 kept.append(t)
         return kept
+
+    @staticmethod
+    def _keeps(old_word, old_tag, new_tag):
+        if old_tag in NAME_TAGS:
+            return False
+        if not old_word.isalpha():  # split by spaCy: its tag is a piece's
+            return True
+        return tag_class(new_tag) == tag_class(old_tag)
 
     def extra_repr_keys(self):
         return ["tagger"] + super().extra_repr_keys()

@@ -53,6 +53,17 @@ class NeighborRule:
         ok = {id(t) for t in kept}
         return [id(t) in ok for t in texts]
 
+    def for_beam(self, lm=False):
+        """The rule for SO-Beam's survivors: this one with ``lm=True``; else its causal-LM check replaced by the
+        verdicts that check has already given (what the goal function refused stays out of the beam; nothing new
+        is scored)."""
+        if lm:
+            return self
+        return NeighborRule(
+            self.name,
+            [c.known_verdicts() if isinstance(c, NeighborFluency) else c for c in self.constraints],
+        )
+
     def __repr__(self):
         inner = ", ".join(repr(c) for c in self.constraints)
         return f"NeighborRule({self.name!r}{', ' + inner if inner else ''})"
