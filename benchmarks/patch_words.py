@@ -14,6 +14,12 @@ rule, as items for readers (``patch_pairs_items.txt``; the key to them in ``patc
 
     python benchmarks/patch_words.py vulnerable --examples-csv benchmarks/results/patch_rules_attack_examples.csv
 
+``swords`` — each rule read as a classifier of the swaps of a SWORDS file (human judgements of word
+swaps in context): how many it keeps, their precision (acceptable: more than half the judges said yes),
+its recall of the acceptable swaps and the share of targets with an acceptable swap kept::
+
+    python benchmarks/patch_words.py swords swords-v1.1_dev.json.gz --rules judge judge@0.5 in-context paper
+
 ``score`` — readers' verdicts (CSV ``id,keep``, one file per reader) joined with a key: kept / total
 per rule (and victim, for vulnerable examples), per reader and for all readers agreeing::
 
@@ -78,7 +84,7 @@ def cmd_pairs(args):
     from textattack_secondorder.resources.synonyms import SynonymList
     from textattack_secondorder.shared.files import atomic_write_text
 
-    test = random.Random(args.seed + 1).sample(load_mr("test"), args.examples)
+    test = random.Random(args.seed + 1).sample(load_mr(args.split), args.examples)
     model = load_victim(args.victim)
     masked_lm = load_word_proposer(args.masked_lm)
     summary, pairs = {}, []
@@ -108,9 +114,9 @@ def cmd_pairs(args):
             }
             print(name, summary[name], flush=True)
     out_dir = Path(args.out_dir)
-    meta = {"victim": args.victim, "examples": args.examples, "seed": args.seed, "split": "test", "rules": summary}
-    atomic_write_text(out_dir / "patch_pairs.json", json.dumps(meta, indent=2) + "\n")
-    write_items(pairs, out_dir, "patch_pairs", args.seed)
+    meta = {"victim": args.victim, "examples": args.examples, "seed": args.seed, "split": args.split, "rules": summary}
+    atomic_write_text(out_dir / f"{args.stem}.json", json.dumps(meta, indent=2) + "\n")
+    write_items(pairs, out_dir, args.stem, args.seed)
 
 
 def cmd_vulnerable(args):
@@ -126,6 +132,58 @@ def cmd_vulnerable(args):
         for r in rows.itertuples()
     ]
     write_items(vulnerable, Path(args.out_dir), args.stem, args.seed)
+
+
+def cmd_swords(args):
+    """Each rule read as a classifier of SWORDS swaps: kept, precision, recall, coverage (docs/methods.md §1.2)."""
+    from textattack.shared import AttackedText
+
+    from textattack_secondorder.datasets.swords import swords_swaps
+    from textattack_secondorder.goal_functions.patch_rules import build_patch_rule
+    from textattack_secondorder.resources import load_word_proposer
+    from textattack_secondorder.shared.files import atomic_write_text
+    from textattack_secondorder.shared.text import swap_words_at
+
+    swaps = swords_swaps(args.path)
+    targets = swaps.target_id.drop_duplicates().tolist()[args.part :: args.every][: args.targets]
+    swaps = swaps[swaps.target_id.isin(targets)]
+    masked_lm = load_word_proposer("distilbert-onnx")
+    rules = {}
+    for rule in args.rules:
+        name, _, value = rule.partition("@")  # judge@0.4: another threshold; in-context@4: another causal-LM drop
+        kw = {}
+        if value and name == "judge":
+            kw["judge_threshold"] = float(value)
+        elif value:
+            kw["lm_drop"] = None if value == "none" else float(value)
+        rules[rule] = build_patch_rule(name, masked_lm=masked_lm, **kw)
+    kept = {rule: [] for rule in rules}
+    seconds = dict.fromkeys(rules, 0.0)
+    for n, tid in enumerate(targets):
+        group = swaps[swaps.target_id == tid]
+        x = AttackedText(group.text.iloc[0])
+        texts = [swap_words_at(x, int(group["index"].iloc[0]), [p2])[0] for p2 in group.p2]
+        for rule, r in rules.items():
+            t0 = time.perf_counter()
+            ids = {id(t) for t in r.kept(x, texts)[0]}
+            seconds[rule] += time.perf_counter() - t0
+            kept[rule] += [id(t) in ids for t in texts]
+        print(f"{n + 1}/{len(targets)} targets", end="\r", flush=True)
+    acceptable = swaps.acceptable.to_numpy(bool)
+    table = {}
+    for rule, flags in kept.items():
+        flags = __import__("numpy").asarray(flags, bool)
+        covered = swaps.assign(k=flags & acceptable).groupby("target_id").k.any()
+        table[rule] = {
+            "kept": int(flags.sum()),
+            "precision": round(float(acceptable[flags].mean()), 3) if flags.any() else None,
+            "recall": round(float(flags[acceptable].mean()), 3),
+            "targets_with_an_acceptable_kept": round(float(covered.mean()), 3),
+            "seconds_per_swap": round(seconds[rule] / len(flags), 4),
+        }
+        print(rule, table[rule], flush=True)
+    meta = {"file": str(args.path), "targets": len(targets), "swaps": len(swaps), "acceptable": int(acceptable.sum())}
+    atomic_write_text(Path(args.out), json.dumps({**meta, "rules": table}, indent=2) + "\n")
 
 
 def cmd_score(args):
@@ -177,6 +235,8 @@ def main():
     p.add_argument("--synonyms", nargs="+", default=["packaged="], help="LABEL=PATH (empty PATH: the slot default)")
     p.add_argument("--masked-lm", default=None, help="masked-LM slot value the rules score with")
     p.add_argument("--examples", type=int, default=100)
+    p.add_argument("--split", default="test", choices=["train", "test"], help="MR split the sentences are drawn from")
+    p.add_argument("--stem", default="patch_pairs", help="file names of the results")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--out-dir", default=str(RESULTS))
@@ -189,6 +249,15 @@ def main():
     v.add_argument("--seed", type=int, default=0)
     v.add_argument("--out-dir", default=str(RESULTS))
     v.set_defaults(func=cmd_vulnerable)
+    w = sub.add_parser("swords", help="each rule as a classifier of SWORDS swaps: precision, recall, coverage")
+    w.add_argument("path", help="a SWORDS file (swords-v1.1_dev.json.gz or _test)")
+    w.add_argument("--rules", nargs="+", default=["judge", "in-context", "paper"], help="judge@T: threshold T")
+    w.add_argument("--targets", type=int, default=None, help="at most N targets")
+    w.add_argument("--every", type=int, default=1, help="every N-th target only ...")
+    w.add_argument("--part", type=int, default=0, help="... starting at this one")
+    w.add_argument("--threads", type=int, default=None)
+    w.add_argument("--out", default=str(RESULTS / "patch_words_swords.json"))
+    w.set_defaults(func=cmd_swords)
     s = sub.add_parser("score", help="readers' verdicts joined with a key: kept / total per rule")
     s.add_argument("--key", required=True)
     s.add_argument("--verdicts", nargs="+", required=True, help="one CSV (id,keep) per reader")

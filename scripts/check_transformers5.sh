@@ -4,6 +4,7 @@
 # Not part of .ci/run: building the environment alone takes several minutes.
 #
 #   bash scripts/check_transformers5.sh [pytest args]
+#   bash scripts/check_transformers5.sh tests/test_gemma_cache.py   # the Gemma set-up alone (seconds)
 #
 # VENV (default .venv-tf5), PYTHON (default python3.11) and TRANSFORMERS (default
 # "transformers>=5,<6") can be set; SKIP_BUILD=1 reuses an existing VENV.

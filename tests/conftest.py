@@ -1,7 +1,10 @@
-"""Test set-up: no network, caches in a temporary folder.
+"""Test set-up: no network, caches in a temporary folder, and a temporary home.
 
 Set before anything imports TextAttack/transformers, so every test (and every
-subprocess started with ``offline_env()``) runs offline.
+subprocess started with ``offline_env()``) runs offline. ``HOME`` points into the
+temporary folder too: Ray writes ``~/.ray/auth_token`` when a test starts a local
+cluster, onnxruntime a telemetry database under ``~/.cache``; neither lands in the
+user's home.
 """
 
 import os
@@ -24,7 +27,9 @@ OFFLINE = {
     "TA_SO_CACHE_DIR": os.path.join(_CACHE, "secondorder"),
     "TOKENIZERS_PARALLELISM": "false",
     "WANDB_DISABLED": "true",
+    "HOME": os.path.join(_CACHE, "home"),
 }
+os.makedirs(OFFLINE["HOME"], exist_ok=True)
 os.environ.update(OFFLINE)
 # Where the caller's TextAttack cache says TextAttack's first-import step (six NLTK downloads) is done, as the
 # offline bundle's runner marks it on a node without a network (the downloads could stall there), so is the

@@ -30,6 +30,52 @@ def job(repo, role, summary):
     )
 
 
+STUB = """#!/usr/bin/env bash
+echo "ARGS $*"
+if [ -n "${STUB_SUMMARY:-}" ]; then mkdir -p results/check && echo "$STUB_SUMMARY" > results/check/summary.md; fi
+exit "${STUB_EXIT:-0}"
+"""
+
+
+def stub_job(tmp_path, role, baseline=False, code=0, summary_text="### gate PASS"):
+    """robustness-gate.sh with a stand-in ``textattack-so`` that prints its arguments (no TextAttack import)."""
+    repo = tmp_path / role / str(baseline)
+    (repo / "bin").mkdir(parents=True)
+    (repo / "bin" / "textattack-so").write_text(STUB)
+    (repo / "bin" / "textattack-so").chmod(0o755)
+    shutil.copy(CI / "robustness-gate.sh", repo)
+    (repo / "results" / "check").mkdir(parents=True)
+    (repo / "results" / "check" / "summary.md").write_text("### an earlier run's summary")
+    if baseline:
+        (repo / "baseline").mkdir()
+        (repo / "baseline" / "results.json").write_text("{}")
+    summary = repo / "step_summary.md"
+    env = dict(os.environ, **ENV, ROBUSTNESS_ROLE=role, GITHUB_STEP_SUMMARY=str(summary), STUB_EXIT=str(code))
+    env["STUB_SUMMARY"] = summary_text
+    env["PATH"] = f"{repo / 'bin'}{os.pathsep}{env['PATH']}"
+    p = subprocess.run(["bash", "robustness-gate.sh"], cwd=repo, env=env, capture_output=True, text=True, timeout=60)
+    return p, (summary.read_text() if summary.exists() else "")
+
+
+def test_gate_script_gives_each_role_its_baseline_arguments_and_passes_on_the_exit_code(tmp_path):
+    """The script's own logic, in seconds (the real three-run sequence below is slow: three TextAttack starts)."""
+    first, summary = stub_job(tmp_path, "baseline")
+    assert first.returncode == 0
+    assert "ARGS check robustness.toml --out results/check --update-baseline baseline/results.json" in first.stdout
+    assert summary.strip() == "### gate PASS"  # this run's summary, never the cached folder's old one
+    again, _ = stub_job(tmp_path, "baseline", baseline=True)
+    assert "--baseline baseline/results.json --accept" in again.stdout
+    pr, summary = stub_job(tmp_path, "check", baseline=True, code=1, summary_text="### gate FAIL")
+    assert pr.returncode == 1 and "ARGS check robustness.toml --out results/check --baseline baseline/results.json" in (
+        pr.stdout
+    )
+    assert "--accept" not in pr.stdout and "FAIL" in summary
+    first_pr, summary = stub_job(tmp_path, "check", code=0, summary_text="")
+    assert "--baseline" not in first_pr.stdout and "thresholds only" in first_pr.stderr
+    assert "earlier run" not in summary
+
+
+@pytest.mark.slow
 def test_baseline_then_a_weakened_model_fails_then_the_same_model_passes_reusing_everything(tmp_path):
     repo = make_setup(tmp_path)
     shutil.copy(CI / "robustness-gate.sh", repo)

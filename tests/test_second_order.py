@@ -355,6 +355,20 @@ def test_masked_lm_dtype_option(tmp_path):
         WordSwapNeighborhood(bf16, dtype="bfloat16")
 
 
+class FlatCausalLM:
+    """Causal-LM stand-in for the in-context patch rule: every text equally likely (no Gemma set-up here;
+    tests/test_gemma_cache.py covers that)."""
+
+    def log_likelihood(self, texts):
+        return np.zeros(len(texts))
+
+    def log_likelihood_differences(self, reference, texts):
+        return np.zeros(len(texts))
+
+    def perplexity(self, texts):
+        return np.ones(len(texts))
+
+
 def test_recipe_loads_the_offline_masked_lm_in_bfloat16():
     """``so-beam^masked_lm_dtype=bfloat16`` reaches the proposer the recipe loads (through the slot)."""
     torch = pytest.importorskip("torch")
@@ -363,7 +377,11 @@ def test_recipe_loads_the_offline_masked_lm_in_bfloat16():
     if MiniLMMLMProposer.available():
         pytest.skip("offline MiniLM proposer not installed")
     attack = SOBeam.build(
-        Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm="minilm-mlm", masked_lm_dtype="bfloat16"
+        Planted(fragile_at_film),
+        synonyms=SYNONYMS,
+        masked_lm="minilm-mlm",
+        masked_lm_dtype="bfloat16",
+        causal_lm=FlatCausalLM(),
     )
     assert attack.transformation.proposer.dtype == torch.bfloat16
 

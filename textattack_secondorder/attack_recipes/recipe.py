@@ -35,6 +35,7 @@ LIMITS = {
     "similarity_threshold": (-1, 1),
     "patch_lm_drop": (0, None),
     "neighbor_lm_budget": (0, None),
+    "patch_judge_threshold": (0, 1),
     "max_percent": (0, 1),
 }
 CHOICES = {
@@ -46,9 +47,9 @@ CHOICES = {
     "neighbor_rule": tuple(NEIGHBOR_RULES),
 }
 # Parameters whose default is a number but that also take None; parameters that also take an object
-# (a torch dtype) besides their choices.
-NONE_ALLOWED = {"similarity_threshold", "patch_lm_drop", "neighbor_lm_budget"}
-OBJECTS_ALLOWED = {"masked_lm_dtype"}
+# (a torch dtype, a PatchRule) besides their choices.
+NONE_ALLOWED = {"similarity_threshold", "patch_lm_drop", "patch_judge_threshold", "neighbor_lm_budget"}
+OBJECTS_ALLOWED = {"masked_lm_dtype", "patch_rule"}
 
 
 def _kind(default):

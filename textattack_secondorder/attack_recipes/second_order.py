@@ -24,8 +24,9 @@ constraints (:func:`double_perturbation_goal`) and the attack class.
 
 from ..constraints import PatchWordModification, PatchWordsUnique
 from ..goal_functions.neighbor_rules import DEFAULT_NEIGHBOR_RULE, NEIGHBOR_LM_BUDGET, build_neighbor_rule
-from ..goal_functions.patch_rules import CAUSAL_LM_MAX_DROP, DEFAULT_PATCH_RULE, build_patch_rule
+from ..goal_functions.patch_rules import CAUSAL_LM_MAX_DROP, DEFAULT_PATCH_RULE, PatchRule, build_patch_rule
 from ..goal_functions.second_order import SecondOrderClassification
+from ..metrics.second_order import second_order_summary_metrics
 from ..resources import load_synonyms
 from ..transformations.neighborhood import DELTA, KAPPA
 from .input_guard import GuardedAttack
@@ -55,10 +56,20 @@ COMMON_PARAMS = {
     ),
     "patch_rule": (
         DEFAULT_PATCH_RULE,
-        "which synonym swaps may be patch pairs: 'in-context' (part of speech kept, a synonym in p1's and p2's "
-        "first WordNet sense, the causal LM's fit: the pairs readers accept), 'authors-code' (the authors' "
-        "code: masked-LM pseudo-log-likelihood drop <= 1.5), 'paper' (the paper's text: every listed synonym); "
-        "docs/methods.md §1.2",
+        "which swaps may be patch pairs: 'judge' (a judge fitted to human judgements of word swaps in context, "
+        "SWORDS, over listed synonyms, WordNet synonyms and the masked LM's words in the slot), 'in-context' "
+        "(part of speech kept, a synonym in p1's and p2's first WordNet sense, the causal LM's fit), "
+        "'authors-code' (the authors' code: masked-LM pseudo-log-likelihood drop <= 1.5), 'paper' (the paper's "
+        "text: every listed synonym); docs/methods.md §1.2",
+    ),
+    "patch_judge_threshold": (
+        None,
+        "judge rule: the least probability, 0 to 1, that people accept the swap in its sentence; None = the "
+        "judge file's default (chosen on SWORDS: docs/methods.md §1.2); higher keeps fewer, surer pairs",
+    ),
+    "patch_judge": (
+        None,
+        "judge rule: the judge's weights file (JSON written by scripts/fit_patch_judge.py); None = the packaged one",
     ),
     "patch_lm_drop": (
         CAUSAL_LM_MAX_DROP,
@@ -103,7 +114,8 @@ COMMON_PARAMS = {
 def double_perturbation_goal(model_wrapper, p, masked_lm=None):
     """The goal function of paper §3 and the two constraints that keep its patch swap valid.
 
-    ``p``: the recipe's settings (``synonyms``, ``patch_rule``, ``query_budget``); ``masked_lm``: the
+    ``p``: the recipe's settings (``synonyms``, ``patch_rule`` — a rule's name or a :class:`PatchRule` —,
+    ``query_budget``); ``masked_lm``: the
     neighbourhood's word proposer, which the patch rule shares. Returns ``(goal_function, constraints)``.
     """
     #
@@ -113,17 +125,19 @@ def double_perturbation_goal(model_wrapper, p, masked_lm=None):
     # candidates are ranked by the loss of Eq. 4. Every candidate costs two model outputs (x and
     # x ⊕ p): the query budget counts both.
     #
-    goal_function = SecondOrderClassification(
-        model_wrapper,
-        load_synonyms(p["synonyms"]),
-        query_budget=p["query_budget"],
-        patch_rule=build_patch_rule(
-            p["patch_rule"],
+    rule = p["patch_rule"]
+    if not isinstance(rule, PatchRule):
+        rule = build_patch_rule(
+            rule,
             masked_lm=masked_lm,
             causal_lm=p["causal_lm"],
             device=p["device"],
             lm_drop=p["patch_lm_drop"],
-        ),
+            judge_threshold=p["patch_judge_threshold"],
+            judge_file=p["patch_judge"],
+        )
+    goal_function = SecondOrderClassification(
+        model_wrapper, load_synonyms(p["synonyms"]), query_budget=p["query_budget"], patch_rule=rule
     )
     #
     # Algorithm 1: the position holding the patch word p1 is never modified, and no neighbour
@@ -142,4 +156,15 @@ def neighbor_rule(p):
     """The recipe's neighbour rule (docs/methods.md §1.1)."""
     return build_neighbor_rule(
         p["neighbor_rule"], lm_budget=p["neighbor_lm_budget"], causal_lm=p["causal_lm"], device=p["device"]
+    )
+
+
+def second_order_attack(recipe, p, goal_function, constraints, transformation, search_method):
+    """The attack of a second-order recipe, with the summary rows of docs/methods.md §1.5 (victim accuracy,
+    perplexity, the patch rule and the sentences it left without a pair)."""
+    metrics = second_order_summary_metrics(
+        p["perplexity"], p["causal_lm"], p["device"], patch_rule=goal_function.patch_rule.name
+    )
+    return SecondOrderAttack(
+        goal_function, constraints, transformation, search_method, recipe=recipe, summary_metrics=metrics
     )

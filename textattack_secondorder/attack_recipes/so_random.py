@@ -9,11 +9,10 @@ https://arxiv.org/abs/2104.05232 (docs/methods.md §1.4)
     textattack attack --recipe "so-random^seed=1" --model-from-file recipes/models/mr_cnn.py ...
 """
 
-from ..metrics.second_order import second_order_summary_metrics
 from ..search_methods import RandomNeighborhoodWalk
 from ..transformations.neighborhood import WordSwapNeighborhood
 from .recipe import SORecipe
-from .second_order import COMMON_PARAMS, SecondOrderAttack, double_perturbation_goal
+from .second_order import COMMON_PARAMS, double_perturbation_goal, second_order_attack
 
 
 class SORandom(SORecipe):
@@ -49,9 +48,7 @@ class SORandom(SORecipe):
             search_method = RandomNeighborhoodWalk(
                 max_depth=p["max_depth"], seed=p["seed"], prefetch=transformation.prefetch
             )
-            metrics = second_order_summary_metrics(
-                p["perplexity"], p["causal_lm"], p["device"], patch_rule=p["patch_rule"]
-            )
-        return SecondOrderAttack(
-            goal_function, constraints, transformation, search_method, recipe=cls.name, summary_metrics=metrics
-        )
+            #
+            # Summary rows of a second-order run (docs/methods.md §1.5): victim accuracy, perplexity.
+            #
+            return second_order_attack(cls.name, p, goal_function, constraints, transformation, search_method)

@@ -1,5 +1,6 @@
 """``second_order`` check: SO-Beam / SO-Enum through the attack sweep (docs/methods.md §1, §8):
-the vulnerable-example rate and the average perturbed words of the vulnerable examples."""
+vulnerable examples per 100 sentences, the rate over attacked sentences and the average perturbed words of
+the vulnerable examples."""
 
 from .attack import (
     SWEEP_SETTINGS,
@@ -20,6 +21,14 @@ class SecondOrderCheck(Check):
     # default tolerances (docs/methods.md §8.2): SO-Beam has no sampling (spread 0 over 6 seeds on mr-cnn):
     # one sentence of the starter's 30 (3.3 points) and 0.2 words are the smallest changes flagged
     METRICS = {
+        "vulnerable_per_100": Metric(
+            AT_MOST,
+            "per 100",
+            "vulnerable examples found per 100 sentences (found / all rows: a sentence the patch rule leaves "
+            "without a pair counts as none found, so a rule that skips more cannot look more robust)",
+            5.0,
+            (0, 100),
+        ),
         "vulnerable_rate": Metric(AT_MOST, "%", "examples with a vulnerable example found / attacked", 5.0, (0, 100)),
         "avg_perturbed_words": Metric(
             AT_LEAST,
@@ -39,8 +48,15 @@ class SecondOrderCheck(Check):
         succ = int(_number(row.get("Number of successful attacks")) or 0)
         attacked = succ + int(_number(row.get("Number of failed attacks")) or 0)
         words = _number(row.get("Avg perturbed words (vulnerable)"))
-        values = {"vulnerable_rate": _number(row.get("Attack success rate")), "avg_perturbed_words": words}
+        rows = attacked + int(_number(row.get("Number of skipped attacks")) or 0)
+        values = {
+            "vulnerable_per_100": round(100.0 * succ / rows, 2) if rows else None,
+            "vulnerable_rate": _number(row.get("Attack success rate")),
+            "avg_perturbed_words": words,
+        }
         evidence = {
+            "vulnerable_per_100": f"{succ} vulnerable examples in {rows} sentences ({self.settings['recipe']}; "
+            f"{rows - attacked} not attacked)",
             "vulnerable_rate": f"{succ} of {attacked} attacked examples have a vulnerable example "
             f"({self.settings['recipe']})",
             "avg_perturbed_words": (

@@ -43,8 +43,8 @@ threads_per_worker = 1
 [[check]]
 kind = "second_order"
 name = "so-beam"
-metric = "vulnerable_rate"        # or avg_perturbed_words (at least)
-threshold = 50.0                  # percent, at most
+metric = "vulnerable_per_100"     # found / all sentences; or vulnerable_rate (over attacked), avg_perturbed_words
+threshold = 50.0                  # per 100 sentences, at most
 [check.settings]
 recipe = "so-beam^beam_width=5,max_depth=3"
 

@@ -10,8 +10,10 @@ the causal LM's budget per changed word): the neighbour rules are built from the
 
 from .causal_lm_fit import CausalLMFit
 from .chrf import MinimumChrF
+from .lexical_link import LexicalLink
 from .neighbor_fluency import NeighborFluency
 from .neighbor_part_of_speech import NeighborPartOfSpeech
+from .patch_judge import PatchJudge
 from .patch_part_of_speech import PatchPartOfSpeech
 from .patch_word_modification import PatchWordModification
 from .patch_words_unique import PatchWordsUnique
@@ -20,9 +22,11 @@ from .wordnet_synonym import WordNetSynonym
 
 __all__ = [
     "CausalLMFit",
+    "LexicalLink",
     "MinimumChrF",
     "NeighborFluency",
     "NeighborPartOfSpeech",
+    "PatchJudge",
     "PatchPartOfSpeech",
     "PatchWordModification",
     "PatchWordsUnique",

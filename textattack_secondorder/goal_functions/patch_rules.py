@@ -7,7 +7,13 @@ A second-order finding says "``x̃0`` and ``x̃0 ⊕ p`` get different labels"; 
 model reacts to most). Each rule is an ordered list of TextAttack constraints on ``x ⊕ p`` against
 ``x`` (``textattack_secondorder.constraints``), cheapest first:
 
-* ``"in-context"`` (default): :class:`PatchPartOfSpeech` (``p1`` a content word, not beside a name;
+* ``"judge"`` (default): :class:`PatchPartOfSpeech`, :class:`LexicalLink` (``p2`` shares one of ``p1``'s
+  first four WordNet senses, or is a listed synonym: no antonyms), then :class:`PatchJudge` — a logistic
+  regression over the causal LM's and the masked LM's view of the swap, WordNet senses and the synonym
+  list, fitted to human judgements of word swaps in context (SWORDS); the swap is kept when the
+  probability that people accept it is at least the threshold. Its candidates are the listed synonyms
+  plus the WordNet synonyms of ``p1``'s first senses (:class:`~.patch_candidates.MoreCandidates`).
+* ``"in-context"``: :class:`PatchPartOfSpeech` (``p1`` a content word, not beside a name;
   ``p2`` an English word with ``p1``'s tag in the sentence), :class:`WordNetSynonym` (``p2`` shares
   ``p1``'s first WordNet sense for that part of speech, and it is ``p2``'s first sense too) and
   :class:`CausalLMFit` (the causal LM finds ``x ⊕ p`` at most 3 nats less likely than ``x``).
@@ -24,18 +30,42 @@ check was measured to add, are in docs/methods.md §1.2.
 import logging
 from collections import Counter
 
-from ..constraints import CausalLMFit, PatchPartOfSpeech, PseudoLogLikelihoodDrop, WordNetSynonym
-from ..resources import load_word_proposer, word_proposer
+from ..constraints import (
+    CausalLMFit,
+    LexicalLink,
+    PatchJudge,
+    PatchPartOfSpeech,
+    PseudoLogLikelihoodDrop,
+    WordNetSynonym,
+)
+from ..constraints.patch_judge import read_judge
+from ..constraints.swap_signals import SwapSignals
+from ..resources import load_causal_lm, load_pos_tagger, load_synonyms, load_word_proposer, word_proposer
+from .patch_candidates import MoreCandidates
 
 logger = logging.getLogger(__name__)
 
 PATCH_RULES = {
+    "judge": "the patch judge fitted to human judgements (SWORDS), over listed and WordNet synonyms",
     "in-context": "part of speech and inflection kept, p1's and p2's first WordNet sense, the causal LM's fit",
     "authors-code": "the authors' code: masked-LM pseudo-log-likelihood drop <= 1.5",
     "paper": "the paper's text: every listed synonym",
 }
-DEFAULT_PATCH_RULE = "in-context"
+DEFAULT_PATCH_RULE = "judge"
 NO_PAIR_KEPT = "no patch pair keeps the meaning here"
+# kind codes of a skipped input (SkipReason.kind): no candidate pair at all / the rule kept none of them
+NO_PATCH_WORD, PAIR_NOT_KEPT = "no-patch-word", "no-pair-kept"
+
+
+class SkipReason(str):
+    """Why an input has no patch pair: the text shown to the user, with a kind code (``.kind``:
+    :data:`NO_PATCH_WORD` or :data:`PAIR_NOT_KEPT`) that counts it in the summary."""
+
+    def __new__(cls, text, kind):
+        reason = super().__new__(cls, text)
+        reason.kind = kind
+        return reason
+
 
 # in-context rule settings (chosen on MR training sentences by blind reads, docs/methods.md §1.2)
 WORDNET_SENSES = 1  # p1's first sense ...
@@ -58,11 +88,14 @@ class PatchRule:
     Args:
         name: the rule's name (one of :data:`PATCH_RULES` for the built-in ones).
         constraints: TextAttack constraints, cheapest first (each gets only what the earlier ones kept).
+        more: a :class:`~.patch_candidates.MoreCandidates` adding candidates beyond the synonym list (None: the
+            list's only).
     """
 
-    def __init__(self, name, constraints=()):
+    def __init__(self, name, constraints=(), more=None):
         self.name = name
         self.constraints = list(constraints)
+        self.more = more
 
     def kept(self, reference, patched_texts):
         """``(kept, refused)``: the texts of ``patched_texts`` every constraint accepts against
@@ -106,14 +139,27 @@ def _scorer(masked_lm):
 
 
 def build_patch_rule(
-    name=DEFAULT_PATCH_RULE, masked_lm=None, causal_lm=None, device=None, tagger=None, lm_drop=CAUSAL_LM_MAX_DROP
+    name=DEFAULT_PATCH_RULE,
+    masked_lm=None,
+    causal_lm=None,
+    device=None,
+    tagger=None,
+    lm_drop=CAUSAL_LM_MAX_DROP,
+    judge_threshold=None,
+    judge_file=None,
+    judge_signals=None,
 ):
     """The patch rule called ``name``. ``masked_lm``: the proposer the attack's neighbourhood uses (shared, so
     the masked LM is loaded once), a name of the masked-LM slot or None (its default); ``causal_lm``: a scorer
     or a name of the causal-LM slot (None: its default; GPT-2 online, Gemma-3-270M offline), loaded on
     ``device``; ``tagger``: the part-of-speech tagger (None: the ``pos_tagger`` slot); ``lm_drop``: the
-    in-context rule's largest drop of the causal LM's log-likelihood (None: no causal-LM check)."""
+    in-context rule's largest drop of the causal LM's log-likelihood (None: no causal-LM check);
+    ``judge_threshold``: the judge rule's least P(acceptable) (None: the judge file's default); ``judge_file``: its
+    weights (None: the packaged file); ``judge_signals``: what computes its signals (None: the models it was fitted
+    with; tests pass stand-ins)."""
     check_patch_rule(name)
+    if name == "judge":
+        return _judge_rule(masked_lm, causal_lm, device, tagger, judge_threshold, judge_file, judge_signals)
     if name == "paper":
         return PatchRule(name)
     if name == "authors-code":
@@ -125,3 +171,28 @@ def build_patch_rule(
     if lm_drop is not None:
         constraints.append(CausalLMFit(causal_lm, max_log_prob_diff=lm_drop, device=device))
     return PatchRule(name, constraints)
+
+
+#: the models the judge was fitted with (docs/methods.md §1.2): its signals mean nothing from other ones
+JUDGE_CAUSAL_LM = "gemma"
+JUDGE_MASKED_LM = "distilbert-onnx"
+
+
+def _judge_rule(masked_lm, causal_lm, device, tagger, threshold, judge_file, signals=None):
+    """The ``judge`` rule: the part-of-speech check, a lexical link (:class:`LexicalLink`), then :class:`PatchJudge`,
+    over the listed and the WordNet synonyms. The judge's
+    file is read first, so a bad one is told before any model loads. ``signals``: the judge's
+    :class:`SwapSignals` (None: built on the models it was fitted with)."""
+    judge_model = read_judge(judge_file)
+    proposer = word_proposer(masked_lm) if masked_lm is not None else None
+    tagger = tagger if tagger is not None else load_pos_tagger()
+    part_of_speech = PatchPartOfSpeech(tagger=tagger)
+    if signals is None:
+        if getattr(proposer, "name", None) != JUDGE_MASKED_LM:
+            proposer = load_word_proposer(JUDGE_MASKED_LM)
+        if causal_lm is None or isinstance(causal_lm, str):
+            causal_lm = load_causal_lm(JUDGE_CAUSAL_LM, device=device)
+        signals = SwapSignals(causal_lm, proposer, tagger, synonyms=load_synonyms(), part_of_speech=part_of_speech)
+    judge = PatchJudge(signals, threshold=threshold, model=judge_model)
+    link = LexicalLink(synonyms=load_synonyms(), tagger=tagger)
+    return PatchRule("judge", [part_of_speech, link, judge], more=MoreCandidates(tagger))

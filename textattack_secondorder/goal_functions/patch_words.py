@@ -23,7 +23,7 @@ import numpy as np
 
 from ..models.prediction import predict_probabilities
 from ..shared.text import match_case, swap_words_at
-from .patch_rules import NO_PAIR_KEPT, PatchRule
+from .patch_rules import NO_PAIR_KEPT, NO_PATCH_WORD, PAIR_NOT_KEPT, PatchRule, SkipReason
 
 logger = logging.getLogger(__name__)
 
@@ -84,9 +84,10 @@ class PatchWordSelector:
             self._cache[w] = p
         return {w: self._cache[w] for w in words}
 
-    def candidates(self, words):
+    def candidates(self, words, more=None):
         """All ``(p1, p2, index)`` candidates for a tokenised input (rules of docs/methods.md §1.2); a synonym that
-        is not one word of letters (:data:`PATCH_WORD`) is no candidate."""
+        is not one word of letters (:data:`PATCH_WORD`) is no candidate. ``more``: ``{index: [words]}`` of further
+        candidates for the word at ``index`` (the rule's :class:`~.patch_candidates.MoreCandidates`)."""
         lowered = [w.lower() for w in words]
         counts = {}
         for w in lowered:
@@ -96,20 +97,31 @@ class PatchWordSelector:
         for i, w in enumerate(lowered):
             if counts[w] != 1:
                 continue
-            for s in self.synonyms.get(w, ()):
+            seen = set()
+            for s in [*self.synonyms.get(w, ()), *(more or {}).get(i, ())]:
                 s = s.lower()
-                if s != w and s not in present and PATCH_WORD.fullmatch(s):
+                if s != w and s not in present and s not in seen and PATCH_WORD.fullmatch(s):
+                    seen.add(s)
                     out.append((w, s, i))
         return out
 
+    def once(self, words):
+        """Positions of the words occurring exactly once (the places a patch word can be)."""
+        lowered = [w.lower() for w in words]
+        return [i for i, w in enumerate(lowered) if lowered.count(w) == 1]
+
     def select(self, attacked_text):
-        """Return ``(PatchPair, None)``, or ``(None, reason)`` when the input has no usable pair."""
+        """Return ``(PatchPair, None)``, or ``(None, reason)`` when the input has no usable pair (a
+        :class:`~.patch_rules.SkipReason`: the text, and its kind code as ``.kind``)."""
         words = attacked_text.words
         if not words:
-            return None, "empty text: no words to patch"
-        cands = self.candidates(words)
+            return None, SkipReason("empty text: no words to patch", NO_PATCH_WORD)
+        more = self.rule.more(attacked_text, self.once(words)) if self.rule.more is not None else None
+        cands = self.candidates(words, more)
         if not cands:
-            return None, "no patch word: no word occurring once has a synonym absent from the text"
+            return None, SkipReason(
+                "no patch word: no word occurring once has a candidate absent from the text", NO_PATCH_WORD
+            )
         scores = self.single_word_scores({w for c in cands for w in c[:2]})
         ranked = sorted(
             (PatchPair(p1, p2, i, float(np.abs(scores[p2] - scores[p1]).sum())) for p1, p2, i in cands),
@@ -120,7 +132,8 @@ class PatchWordSelector:
         k, refused = self.rule.first_kept(attacked_text, [apply_patch(attacked_text, p) for p in ranked])
         if k is None:
             why = ", ".join(f"{n} by {name}" for name, n in refused.items())
-            return None, f"{NO_PAIR_KEPT} ({len(ranked)} candidate pairs; refused {why}; patch_rule={self.rule.name!r})"
+            why = f"{NO_PAIR_KEPT} ({len(ranked)} candidate pairs; refused {why}; patch_rule={self.rule.name!r})"
+            return None, SkipReason(why, PAIR_NOT_KEPT)
         return ranked[k], None
 
     def keeps(self, attacked_text, patch):

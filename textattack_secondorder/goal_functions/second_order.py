@@ -68,6 +68,7 @@ class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
         self.perturbed_words = perturbed_words
         self.elapsed = elapsed
         self.skip_reason = skip_reason
+        self.skip_kind = getattr(skip_reason, "kind", None)
         self.patch_rule = patch_rule
 
     @property
@@ -95,18 +96,20 @@ class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
             "patch_p1": getattr(self.patch, "p1", None),
             "patch_p2": getattr(self.patch, "p2", None),
             "patch_rule": self.patch_rule,
-            "vulnerable_text": self.attacked_text.text,
+            # a skipped row has no vulnerable example: its columns stay empty (not the original, not 0 words)
+            "vulnerable_text": None if self.patch is None else self.attacked_text.text,
             "vulnerable_patched_text": None if self.patched_text is None else self.patched_text.text,
-            "vulnerable_output": int(np.asarray(self.raw_output).argmax()),
+            "vulnerable_output": None if self.patch is None else int(np.asarray(self.raw_output).argmax()),
             "vulnerable_patched_output": self.patched_output,
             "vulnerable_probs": [round(float(v), 6) for v in np.asarray(self.raw_output)],
             "vulnerable_patched_probs": None
             if self.patched_raw_output is None
             else [round(float(v), 6) for v in self.patched_raw_output],
-            "perturbed_words": self.perturbed_words,
+            "perturbed_words": None if self.patch is None else self.perturbed_words,
             "beam_loss": self.loss,
             "seconds": self.elapsed,
             "skip_reason": self.skip_reason,
+            "patch_skip_kind": self.skip_kind,
         }
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult
 from textattack.metrics import Metric
 
-from ..goal_functions.patch_rules import NO_PAIR_KEPT
+from ..goal_functions.patch_rules import PAIR_NOT_KEPT
 from ..resources import causal_lm_ready, load_causal_lm
 
 logger = logging.getLogger(__name__)
@@ -129,7 +129,7 @@ class NoPatchPairKept(Metric):
         return sum(
             1
             for r in _second_order(results)
-            if isinstance(r, SkippedAttackResult) and (r.perturbed_result.skip_reason or "").startswith(NO_PAIR_KEPT)
+            if isinstance(r, SkippedAttackResult) and getattr(r.perturbed_result, "skip_kind", None) == PAIR_NOT_KEPT
         )
 
 
@@ -177,7 +177,7 @@ def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None, p
         rows["Skipped, no patch pair kept:"] = NoPatchPairKept()
     rows |= {
         "Avg perturbed words (vulnerable):": AveragePerturbedWords(),
-        "Avg seconds per example:": SecondsPerExample(),
+        "Avg seconds per attacked (non-skipped) example:": SecondsPerExample(),
     }
     if perplexity:
         rows[PERPLEXITY_ALL_ORIGINALS] = MedianPerplexity("original", causal_lm, device, rows="all")

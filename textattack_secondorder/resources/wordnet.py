@@ -44,3 +44,21 @@ def shared_sense(lemmas1, lemmas2, pos, max_sense, max_sense_other=None):
                 best = rank if best is None else min(best, rank)
                 break
     return best
+
+
+def sense_ranks(lemmas1, lemmas2, pos, depth):
+    """``(senses, rank1, rank2)``: how many of its first ``depth`` WordNet senses in part of speech ``pos``
+    the first word has (the most of any of ``lemmas1``), and the 0-based ranks, for each word, of the best
+    shared sense (least sum of the two ranks; ``depth`` for both when they share none of those senses)."""
+    _, lemmas = wordnet_senses()
+    table = lemmas.get(pos, {})
+    first = [[k for k in table.get(lemma, ())[:depth] if k >= 0] for lemma in lemmas1]
+    second = [[k for k in table.get(lemma, ())[:depth] if k >= 0] for lemma in lemmas2]
+    senses = max((len(s) for s in first), default=0)
+    best = (depth, depth)
+    for s1 in first:
+        for i, k in enumerate(s1):
+            for s2 in second:
+                if k in s2 and i + s2.index(k) < sum(best):
+                    best = (i, s2.index(k))
+    return senses, best[0], best[1]

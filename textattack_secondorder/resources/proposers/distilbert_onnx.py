@@ -281,6 +281,16 @@ class DistilBertOnnxProposer(MaskedScoring, WordProposer):
         self._lower_words = list(groups)
         self._group_of = torch.tensor(group_of, dtype=torch.long, device=self.device)
 
+    def word_token_id(self, word):
+        """Vocabulary id of ``word`` as one whole-word token (as given, lower case or capitalised); None if
+        WordPiece splits it."""
+        if not hasattr(self, "_token_ids"):
+            self._token_ids = {t: i for i, t in enumerate(self.encoder.vocab)}
+        for form in (word, word.lower(), word[:1].upper() + word[1:].lower()):
+            if form in self._token_ids:
+                return self._token_ids[form]
+        return None
+
     def extra_repr(self):
         return (
             f"head={str(self.head_path)!r}, casing={self.casing!r}, threads={self.encoder.threads}, "

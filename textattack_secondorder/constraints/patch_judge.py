@@ -1,0 +1,109 @@
+"""The patch judge: would people call ``p2`` an appropriate substitute for ``p1`` in this sentence?
+(docs/methods.md §1.2)
+
+A second-order finding is only a finding when its patch swap ``x ⊕ p`` keeps the meaning of ``x``.
+The judge scores a one-word swap with a logistic regression over the signals of
+:class:`.swap_signals.SwapSignals` (the causal LM's and the masked LM's view of the swap, WordNet
+senses, the synonym list, the part of speech)::
+
+    P(acceptable | x, p1, p2) = σ(b + Σ_k w_k · (s_k − μ_k) / σ_k)
+
+fitted to human judgements of word substitutions in context (SWORDS, Lee et al. 2021, development
+split; CC-BY-3.0-US) by ``scripts/fit_patch_judge.py``. The fitted weights ship as
+``data/patch_judge.json``; the swap is kept when the probability is at least ``threshold``.
+"""
+
+import json
+
+import numpy as np
+from textattack.constraints import Constraint
+
+from ..resources.errors import ResourceError
+from ..resources.paths import data_path
+from .swap_signals import SIGNALS, SwapSignals
+
+JUDGE_FILE = "patch_judge.json"
+
+
+class PatchJudgeFileError(ResourceError, ValueError):
+    """The judge's weights file is missing or malformed."""
+
+
+def read_judge(path=None):
+    """The judge's weights (a dict) from ``path`` (default: the packaged file), checked."""
+    path = data_path(JUDGE_FILE) if path is None else path
+    try:
+        with open(path, encoding="utf-8") as f:
+            model = json.load(f)
+    except OSError as e:
+        raise PatchJudgeFileError(f"patch judge file {str(path)!r} cannot be read: {e.strerror or e}") from None
+    except ValueError as e:
+        raise PatchJudgeFileError(f"patch judge file {str(path)!r} is not JSON: {e}") from None
+    if not isinstance(model, dict):
+        raise PatchJudgeFileError(f"patch judge file {str(path)!r} holds no object")
+    need = ("signals", "mean", "scale", "coef", "intercept", "threshold")
+    missing = [k for k in need if k not in model]
+    if missing:
+        raise PatchJudgeFileError(f"patch judge file {str(path)!r} lacks {', '.join(missing)}")
+    names = model["signals"]
+    unknown = [n for n in names if n not in SIGNALS]
+    if unknown:
+        raise PatchJudgeFileError(f"patch judge file {str(path)!r} names unknown signals {unknown}")
+    try:
+        for k in ("mean", "scale", "coef"):
+            model[k] = np.asarray(model[k], dtype=np.float64)
+            if model[k].shape != (len(names),) or not np.isfinite(model[k]).all():
+                raise ValueError(f"{k} must be {len(names)} finite numbers")
+        model["intercept"], model["threshold"] = float(model["intercept"]), float(model["threshold"])
+    except (TypeError, ValueError) as e:
+        raise PatchJudgeFileError(f"patch judge file {str(path)!r}: {e}") from None
+    if (model["scale"] <= 0).any():
+        raise PatchJudgeFileError(f"patch judge file {str(path)!r}: scales must be positive")
+    return model
+
+
+def judge_probability(model, signals):
+    """``P(acceptable)`` of each row of ``signals`` (columns in ``model["signals"]`` order)."""
+    z = (np.asarray(signals, dtype=np.float64) - model["mean"]) / model["scale"]
+    logit = model["intercept"] + z @ model["coef"]
+    return 1.0 / (1.0 + np.exp(-logit))
+
+
+class PatchJudge(Constraint):
+    """Keep a one-word swap the fitted judge finds acceptable with probability at least ``threshold``.
+
+    Args:
+        threshold: the least ``P(acceptable)`` kept (default: the file's, chosen in docs/methods.md §1.2).
+        signals: a :class:`.swap_signals.SwapSignals` (its models: the causal LM and the masked LM the judge
+            was fitted with) or any object with ``compute(reference, texts, names)``.
+        model_path: the weights file (default: the packaged ``data/patch_judge.json``).
+        model: the weights already read (:func:`read_judge`), instead of ``model_path``.
+    """
+
+    def __init__(self, signals, threshold=None, model_path=None, model=None, compare_against_original=True):
+        super().__init__(compare_against_original)
+        self.model = model if model is not None else read_judge(model_path)
+        self.threshold = self.model["threshold"] if threshold is None else float(threshold)
+        if not 0.0 <= self.threshold <= 1.0:
+            raise ValueError(f"patch judge threshold must be between 0 and 1, got {threshold!r}")
+        self.signals = signals if signals is not None else SwapSignals()
+
+    def probabilities(self, reference, transformed_texts):
+        """``P(acceptable)`` of each swap (0 for a text that is not a one-word swap of ``reference``)."""
+        if not transformed_texts:
+            return np.zeros(0)
+        values = self.signals.compute(reference, list(transformed_texts), self.model["signals"])
+        bad = np.isnan(values).any(axis=1)
+        probs = judge_probability(self.model, np.nan_to_num(values))
+        probs[bad] = 0.0
+        return probs
+
+    def _check_constraint(self, transformed_text, reference_text):
+        return bool(self._check_constraint_many([transformed_text], reference_text))
+
+    def _check_constraint_many(self, transformed_texts, reference_text):
+        probs = self.probabilities(reference_text, transformed_texts)
+        return [t for t, p in zip(transformed_texts, probs) if p >= self.threshold]
+
+    def extra_repr_keys(self):
+        return ["threshold"]

@@ -1,0 +1,233 @@
+"""What the patch judge reads of a one-word swap ``p1 -> p2`` in its sentence (docs/methods.md §1.2).
+
+Each signal is a number per swap ``x -> x ⊕ p``; :class:`SwapSignals` computes a named set of them for
+many swaps of one reference sentence at once:
+
+* **causal LM** (Gemma-3-270M offline; one forward over ``x`` and every ``x ⊕ p``, cut
+  :data:`RIGHT_CONTEXT` tokens after the swapped word): ``lm_slot`` — log P of ``p2``'s tokens minus
+  log P of ``p1``'s, each given the words before it; ``lm_after`` — the same for the next
+  :data:`RIGHT_CONTEXT` tokens (a word that breaks a set phrase, "make sure" → "make certain", costs them);
+  ``lm_cos_slot`` / ``lm_cos_after`` — cosine of the last hidden state at the swapped word's last token,
+  and of the mean hidden state of the tokens after it, between ``x`` and ``x ⊕ p`` (does the model read
+  the rest of the sentence the same way?).
+* **masked LM** (the offline DistilBERT encoder and its head, :mod:`..resources.proposers.distilbert_onnx`):
+  ``mlm_keep`` — log P(p2) − log P(p1) from the head at ``p1``'s own (unmasked) position, the
+  "keep the target" reading of lexical substitution; ``mlm_mask`` — the same with the slot masked;
+  ``mlm_known`` — 1 when both words are single tokens of its vocabulary (else the two are 0);
+  ``bert_cos`` — cosine of the encoder's state of the word (mean of its pieces) in ``x`` and ``x ⊕ p``.
+* **lexical** (no model): ``wn_shared`` (``p2`` shares one of ``p1``'s first four WordNet senses),
+  ``wn_rank1`` / ``wn_rank2`` (that sense's rank for each word, 4 when none), ``wn_senses`` (how many
+  senses ``p1`` has, up to 4), ``cf_in`` (``p2`` is a listed synonym of ``p1`` in the synonym list),
+  ``pos_kept`` (``p1`` a content word and ``p2`` read with its tag: :class:`.PatchPartOfSpeech`).
+
+What each signal tells acceptable from unacceptable swaps on human judgements (SWORDS), and how they
+were combined, is in docs/methods.md §1.2.
+"""
+
+import numpy as np
+
+from .word_swap_position import swapped_word
+
+#: tokens of right context the causal LM scores after the swapped word
+RIGHT_CONTEXT = 5
+CAUSAL = ("lm_slot", "lm_after", "lm_cos_slot", "lm_cos_after")
+MASKED = ("mlm_keep", "mlm_mask", "mlm_known", "bert_cos")
+LEXICAL = ("wn_shared", "wn_rank1", "wn_rank2", "wn_senses", "cf_in", "pos_kept")
+SIGNALS = CAUSAL + MASKED + LEXICAL
+WORDNET_DEPTH = 4  # senses per word in the packaged WordNet table
+
+
+def _shared_ends(a, b):
+    """Lengths of the common start and the common end of two token lists (not overlapping)."""
+    pre = 0
+    while pre < min(len(a), len(b)) and a[pre] == b[pre]:
+        pre += 1
+    suf = 0
+    while suf < min(len(a), len(b)) - pre and a[-1 - suf] == b[-1 - suf]:
+        suf += 1
+    return pre, suf
+
+
+def causal_signals(scorer, reference, texts, right_context=RIGHT_CONTEXT):
+    """``(len(texts), 4)`` array of :data:`CAUSAL` for one-word swaps ``texts`` of the string ``reference``.
+
+    ``scorer``: a :class:`~..resources.perplexity.CausalLMScorer` (its ``model``, ``tokenizer``, ``bos``).
+    Tokens past ``right_context`` after the swap cannot change the scores of the tokens before them (the
+    model is causal), so each sequence is cut there.
+    """
+    import torch
+
+    tok = scorer.tokenizer
+    full = [[scorer.bos] + tok(t, add_special_tokens=False)["input_ids"] for t in [reference, *texts]]
+    ends = [_shared_ends(full[0], q) for q in full[1:]]
+    if not ends:
+        return np.zeros((0, len(CAUSAL)))
+    ref_cut = len(full[0]) - min(s for _, s in ends) + right_context
+    seqs = [full[0][:ref_cut]] + [q[: len(q) - s + right_context] for q, (_, s) in zip(full[1:], ends)]
+    start = max(1, min(p for p, _ in ends))  # the first token any text does not share with the reference
+    width = max(map(len, seqs))
+    ids = torch.zeros(len(seqs), width, dtype=torch.long)
+    mask = torch.zeros(len(seqs), width, dtype=torch.long)
+    for r, q in enumerate(seqs):
+        ids[r, : len(q)] = torch.tensor(q)
+        mask[r, : len(q)] = 1
+    device = scorer.device
+    with torch.no_grad():
+        out = scorer.model(
+            input_ids=ids.to(device),
+            attention_mask=mask.to(device),
+            output_hidden_states=True,
+            logits_to_keep=torch.arange(start - 1, width - 1, device=device),
+        )
+    logp = torch.zeros(len(seqs), width - 1)
+    logp[:, start - 1 :] = torch.log_softmax(out.logits.float(), -1).cpu().gather(2, ids[:, start:, None])[..., 0]
+    hidden = out.hidden_states[-1].float().cpu()
+    cos = torch.nn.functional.cosine_similarity
+    rows, n_ref = [], len(full[0])
+    for k, ((pre, suf), q) in enumerate(zip(ends, full[1:]), 1):
+        n = len(q)
+        after = min(suf, right_context)
+        slot = logp[k, pre - 1 : n - suf - 1].sum() - logp[0, pre - 1 : n_ref - suf - 1].sum()
+        later = (
+            logp[k, n - suf - 1 : n - suf - 1 + after].sum() - logp[0, n_ref - suf - 1 : n_ref - suf - 1 + after].sum()
+        )
+        cos_slot = cos(hidden[0, n_ref - suf - 1], hidden[k, n - suf - 1], dim=0)
+        cos_after = (
+            cos(
+                hidden[0, n_ref - suf : n_ref - suf + after].mean(0),
+                hidden[k, n - suf : n - suf + after].mean(0),
+                dim=0,
+            )
+            if after
+            else torch.tensor(1.0)
+        )
+        rows.append([float(slot), float(later), float(cos_slot), float(cos_after)])
+    return np.asarray(rows, dtype=np.float64)
+
+
+def masked_signals(proposer, words, index, new_words):
+    """``(len(new_words), 4)`` array of :data:`MASKED` for ``words[index] -> w`` for each ``w`` of ``new_words``.
+
+    ``proposer``: the offline DistilBERT proposer (its ``encoder`` and ``head``)."""
+    import torch
+
+    enc = proposer.encoder
+
+    def encode(ws):
+        """Token ids of the sentence and the piece span ``(a, b)`` of word ``index``."""
+        left = enc.encode([" ".join(ws[:index])])[0][:-1] if index else enc.encode([""])[0][:-1]
+        upto = enc.encode([" ".join(ws[: index + 1])])[0][:-1]
+        return enc.encode([" ".join(ws)])[0], len(left), len(upto)
+
+    variants = [encode(words)]
+    for w in new_words:
+        variants.append(encode(list(words[:index]) + [w] + list(words[index + 1 :])))
+    masked = list(words)
+    masked[index] = "[MASK]"
+    mids = enc.encode([" ".join(masked)])[0]
+    limit = proposer.max_tokens
+    seqs = [v[0][:limit] for v in variants] + [mids[:limit]]
+    hidden = enc.hidden(seqs)
+    a, b = variants[0][1], max(variants[0][2], variants[0][1] + 1)
+    m = mids.index(enc.mask_id) if enc.mask_id in mids[:limit] else 0
+    with torch.no_grad():
+        keep = torch.log_softmax(proposer.head(torch.from_numpy(hidden[0, a : a + 1])).float(), -1)[0]
+        mask = torch.log_softmax(proposer.head(torch.from_numpy(hidden[-1, m : m + 1])).float(), -1)[0]
+    token_id = proposer.word_token_id
+    ref_vec = hidden[0, a:b].mean(0)
+    t1 = token_id(words[index])
+    rows = []
+    for k, w in enumerate(new_words, 1):
+        a2, b2 = variants[k][1], max(variants[k][2], variants[k][1] + 1)
+        vec = hidden[k, a2:b2].mean(0)
+        bert_cos = float(np.dot(ref_vec, vec) / (np.linalg.norm(ref_vec) * np.linalg.norm(vec) + 1e-9))
+        t2 = token_id(w)
+        known = t1 is not None and t2 is not None
+        rows.append(
+            [
+                float(keep[t2] - keep[t1]) if known else 0.0,
+                float(mask[t2] - mask[t1]) if known else 0.0,
+                float(known),
+                bert_cos,
+            ]
+        )
+    return np.asarray(rows, dtype=np.float64)
+
+
+def lexical_signals(old, new, tag, synonyms, pos_kept):
+    """:data:`LEXICAL` of the swap ``old -> new`` (lower case) of a word tagged ``tag`` (Penn)."""
+    from ..resources.wordnet import WORDNET_POS, sense_ranks
+    from .patch_part_of_speech import UPOS_OF_TAG
+    from .wordnet_synonym import lemmas_of
+
+    prefix = (tag or "")[:2]
+    pos, upos = WORDNET_POS.get(prefix), UPOS_OF_TAG.get(prefix)
+    rank1 = rank2 = WORDNET_DEPTH
+    senses = 0
+    if pos is not None:
+        old_lemmas, new_lemmas = lemmas_of(old, upos), lemmas_of(new, upos)
+        senses, rank1, rank2 = sense_ranks(old_lemmas, new_lemmas, pos, WORDNET_DEPTH)
+    listed = synonyms.get(old, ()) if synonyms is not None else ()
+    return [
+        float(rank1 < WORDNET_DEPTH),
+        float(rank1),
+        float(rank2),
+        float(senses),
+        float(new in listed),
+        float(pos_kept),
+    ]
+
+
+class SwapSignals:
+    """The signals of :data:`SIGNALS` for one-word swaps of a reference sentence.
+
+    Args:
+        causal_lm: a :class:`~..resources.perplexity.CausalLMScorer` (None: no causal signals).
+        masked_lm: the offline DistilBERT proposer (None: no masked signals).
+        tagger: an object with ``tags(attacked_text)`` (Penn tags; for the lexical signals).
+        synonyms: ``{word: synonyms}`` (the counter-fitted list) for ``cf_in``.
+        part_of_speech: a :class:`.PatchPartOfSpeech` whose verdict is ``pos_kept``.
+    """
+
+    def __init__(self, causal_lm=None, masked_lm=None, tagger=None, synonyms=None, part_of_speech=None):
+        self.causal_lm = causal_lm
+        self.masked_lm = masked_lm
+        self.tagger = tagger
+        self.synonyms = synonyms
+        self.part_of_speech = part_of_speech
+
+    def compute(self, reference, transformed_texts, names=SIGNALS):
+        """``(len(transformed_texts), len(names))`` array; a text that is not a one-word swap gets NaN."""
+        swaps = [swapped_word(t, reference) for t in transformed_texts]
+        out = np.full((len(transformed_texts), len(SIGNALS)), np.nan)
+        ok = [k for k, s in enumerate(swaps) if s is not None]
+        if not ok:
+            return out[:, [SIGNALS.index(n) for n in names]]
+        need = set(names)
+        col = {n: SIGNALS.index(n) for n in SIGNALS}
+        if need & set(CAUSAL):
+            vals = causal_signals(self.causal_lm, reference.text, [transformed_texts[k].text for k in ok])
+            out[np.ix_(ok, [col[n] for n in CAUSAL])] = vals
+        if need & set(MASKED):
+            by_index = {}
+            for k in ok:
+                by_index.setdefault(swaps[k][0], []).append(k)
+            for i, ks in by_index.items():
+                new_words = [transformed_texts[k].words[i] for k in ks]
+                out[np.ix_(ks, [col[n] for n in MASKED])] = masked_signals(
+                    self.masked_lm, reference.words, i, new_words
+                )
+        if need & set(LEXICAL):
+            tags = self.tagger.tags(reference)
+            kept = set()
+            if self.part_of_speech is not None:
+                kept = {
+                    id(t)
+                    for t in self.part_of_speech._check_constraint_many([transformed_texts[k] for k in ok], reference)
+                }
+            for k in ok:
+                i, old, new = swaps[k]
+                out[k, [col[n] for n in LEXICAL]] = lexical_signals(
+                    old, new, tags[i], self.synonyms, id(transformed_texts[k]) in kept
+                )
+        return out[:, [col[n] for n in names]]
