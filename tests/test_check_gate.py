@@ -106,7 +106,7 @@ def fragile_checks(tmp, so_threshold=10.0):
             "threshold": so_threshold,
             "settings": {
                 "recipe": f"so-beam^synonyms='{tmp / 'syn.json'}',masked_lm='{tmp / 'mlm'}',beam_width=2,max_depth=1,"
-                "patch_rule='paper'"
+                "patch_rule='paper',neighbor_rule='paper'"
             },
         },
         {

@@ -45,6 +45,7 @@ def attack_rows(recipe=SOBeam, **params):
         masked_lm=TableProposer(TABLE),
         perplexity=False,
         patch_rule="paper",
+        neighbor_rule="paper",
         **params,
     )
     args = textattack.AttackArgs(num_examples=len(ROWS), disable_stdout=True, silent=True)
@@ -95,12 +96,12 @@ def test_perplexity_rows_absent_say_why_and_how(monkeypatch, tmp_path):
     monkeypatch.setenv("TA_SO_CACHE_DIR", str(tmp_path / "empty-cache"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     rows = second_order_summary_metrics()  # the causal LM is not cached here
-    assert "Median perplexity (original):" not in rows
+    assert "Median perplexity (original, successful rows):" not in rows
     message = rows[PERPLEXITY_ROW].calculate([])
     assert "not cached" in message and "perplexity=True" in message and "one-off" in message
     # asked for explicitly: the rows, or nothing when switched off
     assert PERPLEXITY_ROW not in second_order_summary_metrics(perplexity=False)
-    assert "Median perplexity (vulnerable):" in second_order_summary_metrics(perplexity=True)
+    assert "Median perplexity (vulnerable, successful rows):" in second_order_summary_metrics(perplexity=True)
     assert PERPLEXITY_ROW not in second_order_summary_metrics(perplexity=True)
 
 

@@ -267,11 +267,15 @@ def test_vulnerable_example_whose_patch_the_rule_refuses_is_not_reported():
     table = {"movie": [("film", 5.0)], "a": [("the", 5.0)], "the": [("a", 5.0)]}
     dataset = textattack.datasets.Dataset([("a good movie", 1)])
     args = textattack.AttackArgs(num_examples=1, disable_stdout=True, silent=True)
-    attack = SOBeam.build(Planted(), synonyms={"good": ["fine"]}, masked_lm=Table(table), patch_rule="paper")
+    attack = SOBeam.build(
+        Planted(), synonyms={"good": ["fine"]}, masked_lm=Table(table), patch_rule="paper", neighbor_rule="paper"
+    )
     (plain,) = textattack.Attacker(attack, dataset, args).attack_dataset()
     assert plain.perturbed_result.attacked_text.text == "a good film"
     # the same search with a rule that refuses good -> fine in any sentence with "film"
-    attack = SOBeam.build(Planted(), synonyms={"good": ["fine"]}, masked_lm=Table(table), patch_rule="paper")
+    attack = SOBeam.build(
+        Planted(), synonyms={"good": ["fine"]}, masked_lm=Table(table), patch_rule="paper", neighbor_rule="paper"
+    )
     attack.goal_function.patch_selector.rule = PatchRule("t", [RefuseIn("film")])
     (ruled,) = textattack.Attacker(attack, dataset, args).attack_dataset()
     assert type(ruled).__name__ == "FailedAttackResult"

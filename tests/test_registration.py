@@ -342,6 +342,7 @@ def test_every_registered_name_builds():
         "masked_lm": FixedProposer(device="cpu"),
         "synonyms": synonyms,
         "patch_rule": "paper",
+        "neighbor_rule": "paper",
         "use_sentence_encoder": False,
     }
     table = install_tables()

@@ -152,6 +152,6 @@ def test_summary_shows_perplexity_by_default_when_cached(monkeypatch, ready):
 
     monkeypatch.setattr(second_order, "causal_lm_ready", lambda value=None: ready)
     rows = second_order_summary_metrics()
-    assert ("Median perplexity (vulnerable):" in rows) is ready
-    assert "Median perplexity (original):" in second_order_summary_metrics(True)
-    assert "Median perplexity (original):" not in second_order_summary_metrics(False)
+    assert ("Median perplexity (vulnerable, successful rows):" in rows) is ready
+    assert "Median perplexity (original, successful rows):" in second_order_summary_metrics(True)
+    assert "Median perplexity (original, successful rows):" not in second_order_summary_metrics(False)

@@ -77,6 +77,7 @@ def fragile_at_the_film(words):
 
 def run_attack(recipe, model, texts, **params):
     params.setdefault("patch_rule", "paper")  # the search, not the patch rule (tests/test_patch_rules.py)
+    params.setdefault("neighbor_rule", "paper")  # ... nor the neighbour rule (tests/test_neighbor_rules.py)
     attack = recipe.build(model, synonyms=SYNONYMS, masked_lm=TableProposer(TABLE), **params)
     dataset = textattack.datasets.Dataset([(t, 1) for t in texts])
     args = textattack.AttackArgs(num_examples=len(texts), disable_stdout=True, silent=True)
@@ -240,7 +241,11 @@ def test_csv_log_carries_patch_columns(tmp_path):
     import pandas as pd
 
     attack = SOBeam.build(
-        Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm=TableProposer(TABLE), patch_rule="paper"
+        Planted(fragile_at_film),
+        synonyms=SYNONYMS,
+        masked_lm=TableProposer(TABLE),
+        patch_rule="paper",
+        neighbor_rule="paper",
     )
     dataset = textattack.datasets.Dataset([("a good movie", 1), ("nothing to swap", 0)])
     csv = tmp_path / "log.csv"
@@ -400,7 +405,11 @@ def test_search_method_gets_the_neighbourhood_prefetch_from_the_recipe_and_the_a
     from textattack_secondorder.constraints import PatchWordModification, PatchWordsUnique
 
     attack = recipe.build(
-        Planted(fragile_at_film), synonyms=SYNONYMS, masked_lm=TableProposer(TABLE), patch_rule="paper"
+        Planted(fragile_at_film),
+        synonyms=SYNONYMS,
+        masked_lm=TableProposer(TABLE),
+        patch_rule="paper",
+        neighbor_rule="paper",
     )
     assert isinstance(attack, GuardedAttack)
     # given to the constructor by the recipe's build, not set on the search method from outside

@@ -78,7 +78,9 @@ TEXTS = [
 
 
 def attack_all(recipe, model, proposer, texts=TEXTS, **params):
-    attack = recipe.build(model, synonyms=SYNONYMS, masked_lm=proposer, patch_rule="paper", **params)
+    attack = recipe.build(
+        model, synonyms=SYNONYMS, masked_lm=proposer, patch_rule="paper", neighbor_rule="paper", **params
+    )
     dataset = textattack.datasets.Dataset([(t, 1) for t in texts])
     args = textattack.AttackArgs(num_examples=len(texts), disable_stdout=True, silent=True)
     return textattack.Attacker(attack, dataset, args).attack_dataset()
@@ -186,11 +188,13 @@ def test_device_and_batch_size_reach_the_masked_lm_and_the_victim(monkeypatch):
         return ContextProposer()
 
     monkeypatch.setattr(resources.loaders, "load_word_proposer", fake_loader)  # what resources.word_proposer calls
-    attack = build_attack("so-beam^perplexity=False,patch_rule='paper'", HashModel(), device="cuda", batch_size=7)
+    attack = build_attack(
+        "so-beam^perplexity=False,patch_rule='paper',neighbor_rule='paper'", HashModel(), device="cuda", batch_size=7
+    )
     assert asked == ["cuda"]
     assert attack.goal_function.batch_size == 7 and attack.transformation.proposer.batch_size == 7
     state = SweepState(device="cuda:1", batch_size=5)
     state.models["m"] = HashModel()
-    attack = state.attack("m", "so-enum^perplexity=False,patch_rule='paper'")
+    attack = state.attack("m", "so-enum^perplexity=False,patch_rule='paper',neighbor_rule='paper'")
     assert asked[-1] == "cuda:1"
     assert attack.goal_function.batch_size == 5 and attack.transformation.proposer.batch_size == 5

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 
 from textattack.attack_recipes import AttackRecipe
 
+from ..goal_functions.neighbor_rules import NEIGHBOR_RULES
 from ..goal_functions.patch_rules import PATCH_RULES
 from ..resources.errors import ResourceError
 from ..shared.recipe_params import RecipeParameterError  # noqa: F401  (raised by recipes; one home)
@@ -33,6 +34,7 @@ LIMITS = {
     "expand_chunk": (0, None),
     "similarity_threshold": (-1, 1),
     "patch_lm_drop": (0, None),
+    "neighbor_lm_budget": (0, None),
     "patch_judge_threshold": (0, 1),
     "max_percent": (0, 1),
 }
@@ -42,10 +44,11 @@ CHOICES = {
     "perplexity": (None, True, False),
     "masked_lm_dtype": (None, "float32", "fp32", "bfloat16", "bf16", "float16", "fp16", "auto"),
     "patch_rule": tuple(PATCH_RULES),
+    "neighbor_rule": tuple(NEIGHBOR_RULES),
 }
 # Parameters whose default is a number but that also take None; parameters that also take an object
 # (a torch dtype, a PatchRule) besides their choices.
-NONE_ALLOWED = {"similarity_threshold", "patch_lm_drop", "patch_judge_threshold"}
+NONE_ALLOWED = {"similarity_threshold", "patch_lm_drop", "patch_judge_threshold", "neighbor_lm_budget"}
 OBJECTS_ALLOWED = {"masked_lm_dtype", "patch_rule"}
 
 

@@ -23,6 +23,7 @@ constraints (:func:`double_perturbation_goal`) and the attack class.
 """
 
 from ..constraints import PatchWordModification, PatchWordsUnique
+from ..goal_functions.neighbor_rules import DEFAULT_NEIGHBOR_RULE, NEIGHBOR_LM_BUDGET, build_neighbor_rule
 from ..goal_functions.patch_rules import CAUSAL_LM_MAX_DROP, DEFAULT_PATCH_RULE, PatchRule, build_patch_rule
 from ..goal_functions.second_order import SecondOrderClassification
 from ..metrics.second_order import second_order_summary_metrics
@@ -76,6 +77,18 @@ COMMON_PARAMS = {
         "larger keeps a pair in more sentences and fewer of those pairs keep the meaning, None drops the "
         "check (measured: docs/methods.md §1.2)",
     ),
+    "neighbor_rule": (
+        DEFAULT_NEIGHBOR_RULE,
+        "which neighbours may be reported as x̃0 (and stand in so-beam's beam): 'natural' (every changed word keeps "
+        "the part of speech of the word it replaced; the causal-LM budget below), 'paper' (Algorithm 1 alone); "
+        "docs/methods.md §1.1",
+    ),
+    "neighbor_lm_budget": (
+        NEIGHBOR_LM_BUDGET,
+        "natural rule: nats of causal-LM log P(x̃) each changed word may cost against x0, "
+        "log P(x̃) >= log P(x0) - b * ||x̃ - x0||_0, checked on the vulnerable candidates before one is reported; "
+        "None drops the check (measured: docs/methods.md §1.1)",
+    ),
     "kappa": (KAPPA, "Algorithm 1: keep logits > max(L[kappa], L[0] - delta); paper kappa = 20"),
     "delta": (DELTA, "Algorithm 1: paper delta = 3"),
     "perplexity": (
@@ -85,7 +98,8 @@ COMMON_PARAMS = {
     ),
     "causal_lm": (
         None,
-        "causal-LM slot for perplexity and the in-context patch rule's fit (None = gpt2 online, gemma offline)",
+        "causal-LM slot for perplexity, the in-context patch rule's fit and the natural neighbour rule's budget "
+        "(None = gpt2 online, gemma offline)",
     ),
     "device": (None, "device of the word proposer (None = TextAttack's default device)"),
     "masked_lm_dtype": (
@@ -130,7 +144,19 @@ def double_perturbation_goal(model_wrapper, p, masked_lm=None):
     # brings p1 or p2 in elsewhere (x ⊕ p stays one swap).
     #
     constraints = [PatchWordModification(goal_function), PatchWordsUnique(goal_function)]
+    #
+    # Not in the paper (docs/methods.md §1.1): a vulnerable candidate is reported only when the neighbour rule
+    # keeps the sentence its substitutions make together; a refused one is not vulnerable and the search goes on.
+    #
+    goal_function.neighbor_rule = neighbor_rule(p)
     return goal_function, constraints
+
+
+def neighbor_rule(p):
+    """The recipe's neighbour rule (docs/methods.md §1.1)."""
+    return build_neighbor_rule(
+        p["neighbor_rule"], lm_budget=p["neighbor_lm_budget"], causal_lm=p["causal_lm"], device=p["device"]
+    )
 
 
 def second_order_attack(recipe, p, goal_function, constraints, transformation, search_method):

@@ -34,6 +34,12 @@ class SOBeam(SORecipe):
             "example (same neighbourhood, success and distance; 0 = whole beam, Algorithm 2's "
             "best-of-step choice; docs/methods.md §9)",
         ),
+        neighbor_lm_beam=(
+            False,
+            "natural neighbour rule: also hold the beam's survivors of each step to the causal-LM budget (by "
+            "default they pass the part-of-speech check and leave out what the budget already refused); "
+            "docs/methods.md §1.1",
+        ),
         query_budget=(50_000, "model queries per example, x and x ⊕ p counted separately (reference code: 50,000)"),
     )
 
@@ -66,6 +72,11 @@ class SOBeam(SORecipe):
                 max_depth=p["max_depth"],
                 expand_chunk=p["expand_chunk"],
                 prefetch=transformation.prefetch,
+                #
+                # Not in the paper (docs/methods.md §1.1): each step's survivors are the β best the neighbour
+                # rule keeps, so the beam does not build on a sentence no one would write.
+                #
+                neighbor_rule=goal_function.neighbor_rule.for_beam(lm=p["neighbor_lm_beam"]),
             )
             #
             # Summary rows of a second-order run (docs/methods.md §1.5): victim accuracy, perplexity.

@@ -33,6 +33,7 @@ from .patch_words import PatchWordSelector, apply_patch
 logger = logging.getLogger(__name__)
 
 SUCCESS_BONUS = 1000.0
+NATURAL_CHUNK = 2  # vulnerable candidates judged by the neighbour rule per round, lowest loss first
 _EPS = 1e-12
 
 
@@ -138,6 +139,8 @@ class SecondOrderClassification(ClassificationGoalFunction):
         self.patch = None
         self.skip_reason = None
         self.refused_vulnerable = 0  # vulnerable candidates whose patch swap the rule refused in their context
+        self.neighbor_rule = None  # judges x̃ against x0 before it is reported (docs/methods.md §1.1); None: none
+        self.refused_unnatural = 0  # vulnerable candidates the neighbour rule refused
 
     @property
     def patch_rule(self):
@@ -218,18 +221,30 @@ class SecondOrderClassification(ClassificationGoalFunction):
 
     def _vulnerable(self, texts, flips, losses):
         """Which candidates are vulnerable: those whose label flips, ``f(x ⊕ p) != f(x)`` (``flips``), with the
-        patch swap kept by the rule in ``x`` itself. Checked in order of the beam loss (``losses``), lowest first
-        (the order the search ranks them), until one passes; the ones after it keep their label and are never
-        the one reported."""
-        if not any(flips) or not self.patch_rule.constraints:
+        patch swap kept by the rule in ``x`` itself and ``x`` itself kept by the neighbour rule against ``x0``.
+        Checked in order of the beam loss (``losses``), lowest first (the order the search ranks them), a few
+        at a time, until one passes; the ones after it keep their label and are never the one reported."""
+        if not any(flips) or not (self.patch_rule.constraints or self.neighbor_rule):
             return flips
         order = sorted((k for k, f in enumerate(flips) if f), key=lambda k: losses[k])
-        for k in order:
-            if self.patch_selector.keeps(texts[k], self.patch):
-                break
-            flips[k] = False
-            self.refused_vulnerable += 1
+        for start in range(0, len(order), NATURAL_CHUNK):
+            part = order[start : start + NATURAL_CHUNK]
+            natural = self._natural([texts[k] for k in part])
+            for k, ok in zip(part, natural):
+                if ok and self.patch_selector.keeps(texts[k], self.patch):
+                    return flips
+                flips[k] = False
+                if ok:
+                    self.refused_vulnerable += 1
+                else:
+                    self.refused_unnatural += 1
         return flips
+
+    def _natural(self, texts):
+        """The neighbour rule's verdict on each of ``texts`` against ``x0`` (all True without a rule)."""
+        if not self.neighbor_rule:
+            return [True] * len(texts)
+        return self.neighbor_rule.passes(self.initial_attacked_text, texts)
 
     def _is_goal_complete(self, model_output, attacked_text):  # not used: get_results decides
         return False

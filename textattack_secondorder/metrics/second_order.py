@@ -73,26 +73,36 @@ class SecondsPerExample(Metric):
 
 
 class MedianPerplexity(Metric):
-    """Median causal-LM perplexity of the originals or of the vulnerable examples of successful attacks.
+    """Median causal-LM perplexity of the originals or of the vulnerable examples, over the rows named by ``rows``.
 
-    The paper reports GPT-2's median (~165 originals → ~210 vulnerable on SST-2); the
-    causal LM comes from the resources slot (GPT-2 online, Gemma-3-270M offline).
+    ``rows="successful"``: the successful attacks only, originals and vulnerable examples of the same rows (their
+    ratio compares like with like; it changes with whatever changes which rows succeed, the patch rule among
+    them). ``rows="all"`` (originals only): every row whose original has words, skipped and failed ones included,
+    so the figure is the test set's whatever the rules (docs/methods.md §1.5). The paper reports GPT-2's median
+    (~165 originals → ~210 vulnerable on SST-2); the causal LM comes from the resources slot (GPT-2 online,
+    Gemma-3-270M offline).
     """
 
-    def __init__(self, which="vulnerable", causal_lm=None, device=None):
+    def __init__(self, which="vulnerable", causal_lm=None, device=None, rows="successful"):
         if which not in ("original", "vulnerable"):
             raise ValueError("which must be 'original' or 'vulnerable'")
+        if rows not in ("successful", "all") or (rows == "all" and which != "original"):
+            raise ValueError("rows must be 'successful', or 'all' for the originals")
         self.which = which
+        self.rows = rows
         self.causal_lm = causal_lm
         self.device = device
 
     def calculate(self, results):
-        succ = [r for r in _second_order(results) if isinstance(r, SuccessfulAttackResult)]
-        if not succ:
+        if self.rows == "all":
+            texts = [r.original_result.attacked_text.text for r in results if r.original_result.attacked_text.words]
+        else:
+            succ = [r for r in _second_order(results) if isinstance(r, SuccessfulAttackResult)]
+            texts = [
+                (r.original_result if self.which == "original" else r.perturbed_result).attacked_text.text for r in succ
+            ]
+        if not texts:
             return "n/a"
-        texts = [
-            (r.original_result if self.which == "original" else r.perturbed_result).attacked_text.text for r in succ
-        ]
         lm = self.causal_lm
         if lm is None or isinstance(lm, str):
             lm = load_causal_lm(lm, device=self.device)
@@ -124,6 +134,10 @@ class NoPatchPairKept(Metric):
 
 
 PERPLEXITY_ROW = "Median perplexity:"
+# the rows each median covers are in its name (docs/methods.md §1.5)
+PERPLEXITY_ALL_ORIGINALS = "Median perplexity (original, all rows):"
+PERPLEXITY_ORIGINAL = "Median perplexity (original, successful rows):"
+PERPLEXITY_VULNERABLE = "Median perplexity (vulnerable, successful rows):"
 PERPLEXITY_OFF = "off, causal LM not cached: add perplexity=True (one-off set-up, ~1 min)"
 
 
@@ -166,8 +180,9 @@ def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None, p
         "Avg seconds per attacked (non-skipped) example:": SecondsPerExample(),
     }
     if perplexity:
-        rows["Median perplexity (original):"] = MedianPerplexity("original", causal_lm, device)
-        rows["Median perplexity (vulnerable):"] = MedianPerplexity("vulnerable", causal_lm, device)
+        rows[PERPLEXITY_ALL_ORIGINALS] = MedianPerplexity("original", causal_lm, device, rows="all")
+        rows[PERPLEXITY_ORIGINAL] = MedianPerplexity("original", causal_lm, device)
+        rows[PERPLEXITY_VULNERABLE] = MedianPerplexity("vulnerable", causal_lm, device)
     elif left_out:
         rows[PERPLEXITY_ROW] = PerplexityLeftOut()
     return rows

@@ -22,13 +22,20 @@ class SecondOrderBeamSearch(NeighborhoodSearch):
         max_depth: k, maximum number of substitutions (paper: 6).
         expand_chunk: beam members expanded per batch (default 1; ``None`` or 0: the whole beam).
         prefetch: the transformation's batched proposal call (see :class:`.NeighborhoodSearch`).
+        neighbor_rule: a :class:`~textattack_secondorder.goal_functions.neighbor_rules.NeighborRule` the beam's
+            survivors must pass against ``x0`` (docs/methods.md §1.1): the ranked candidates are judged β at a
+            time, at most ``RULE_ROUNDS`` rounds, and the beam keeps the first β that pass; None: Algorithm 2's
+            β best.
     """
 
-    def __init__(self, beam_width=20, max_depth=6, expand_chunk=1, prefetch=None):
+    RULE_ROUNDS = 3
+
+    def __init__(self, beam_width=20, max_depth=6, expand_chunk=1, prefetch=None, neighbor_rule=None):
         super().__init__(prefetch)
         self.beam_width = int(beam_width)
         self.max_depth = int(max_depth)
         self.expand_chunk = None if not expand_chunk else int(expand_chunk)
+        self.neighbor_rule = neighbor_rule
 
     def perform_search(self, initial_result):
         if initial_result.goal_status == SUCCEEDED:
@@ -56,8 +63,20 @@ class SecondOrderBeamSearch(NeighborhoodSearch):
             # "if any is vulnerable return the one with largest |F| (ties: lowest loss)"
             if best.goal_status == SUCCEEDED or search_over:
                 return best
-            beam = ranked[: self.beam_width]
+            beam = self._survivors(ranked, x0)
         return best
 
+    def _survivors(self, ranked, x0):
+        """The next beam: the β best of ``ranked``, or the first β of them the neighbour rule keeps."""
+        if not self.neighbor_rule:
+            return ranked[: self.beam_width]
+        beam, width = [], self.beam_width
+        for start in range(0, min(len(ranked), self.RULE_ROUNDS * width), width):
+            part = ranked[start : start + width]
+            beam += [r for r, ok in zip(part, self.neighbor_rule.passes(x0, [r.attacked_text for r in part])) if ok]
+            if len(beam) >= width:
+                break
+        return beam[:width]
+
     def extra_repr_keys(self):
-        return ["beam_width", "max_depth", "expand_chunk"]
+        return ["beam_width", "max_depth", "expand_chunk", "neighbor_rule"]

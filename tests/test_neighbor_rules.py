@@ -1,0 +1,235 @@
+"""Neighbour rules (docs/methods.md §1.1): a vulnerable example x̃0 is a sentence a reviewer could have written.
+
+The natural rule's parts (part of speech kept at every changed word; the causal LM's budget per changed
+word) are TextAttack constraints on ``x̃`` against ``x0``; they are tested with stub taggers and causal LMs,
+then SO-Beam is run on a planted model whose closest vulnerable neighbour is a broken sentence.
+"""
+
+import numpy as np
+import pytest
+import textattack
+from textattack.attack_results import SuccessfulAttackResult
+from textattack.shared import AttackedText
+
+from test_second_order import SYNONYMS, TABLE, Planted, TableProposer
+from textattack_secondorder.attack_recipes import SOBeam, SOEnum
+from textattack_secondorder.constraints import NeighborFluency, NeighborPartOfSpeech, neighbor_part_of_speech
+from textattack_secondorder.goal_functions.neighbor_rules import NEIGHBOR_RULES, NeighborRule, build_neighbor_rule
+from textattack_secondorder.search_methods import SecondOrderBeamSearch
+from textattack_secondorder.shared.recipe_params import RecipeParameterError
+
+TAGS = {"a": "DT", "the": "DT", "one": "CD", "good": "JJ", "fine": "JJ", "movie": "NN", "film": "NN", "show": "NN"}
+
+
+class WordTagger:
+    """Tags each word from a table (unknown words: ``XX``)."""
+
+    def tags(self, attacked_text):
+        return tuple(TAGS.get(w.lower(), "XX") for w in attacked_text.words)
+
+    def tag_many(self, texts):
+        return [self.tags(t) for t in texts]
+
+
+class TableLM:
+    """Causal LM stand-in: a log-likelihood per text (unknown texts: -50); counts the texts it scored."""
+
+    def __init__(self, table):
+        self.table, self.scored = table, 0
+
+    def log_likelihood_differences(self, reference, texts):
+        self.scored += len(texts)
+        return np.array([self.table.get(t, -50.0) for t in texts]) - self.table.get(reference, -50.0)
+
+
+# "a good show" is the closest vulnerable neighbour, and the causal LM finds it broken (10 nats below x0);
+# "the good film", two words away, is vulnerable too and costs 2 nats.
+LOG_P = {"a good movie": -10.0, "a good film": -11.0, "a good show": -20.0, "the good movie": -11.0}
+LOG_P |= {"the good film": -12.0, "the good show": -22.0}
+
+
+def fragile_at_show_or_the_film(words):
+    if "fine" in words and ("show" in words or {"the", "film"} <= words):
+        return False
+    return "good" in words or "fine" in words
+
+
+def attack_one(text, monkeypatch, recipe=SOBeam, **params):
+    monkeypatch.setattr(neighbor_part_of_speech, "load_pos_tagger", WordTagger)
+    lm = params.pop("lm", TableLM(LOG_P))
+    attack = recipe.build(
+        Planted(fragile_at_show_or_the_film),
+        synonyms=SYNONYMS,
+        masked_lm=TableProposer(TABLE),
+        patch_rule="paper",
+        causal_lm=lm,
+        perplexity=False,
+        **params,
+    )
+    dataset = textattack.datasets.Dataset([(text, 1)])
+    args = textattack.AttackArgs(num_examples=1, disable_stdout=True, silent=True)
+    [res] = textattack.Attacker(attack, dataset, args).attack_dataset()
+    return res, attack
+
+
+# ------------------------------------------------------------------------------------------ constraints
+def test_fluency_budget_grows_with_the_changed_words():
+    x0 = AttackedText("a good movie")
+    check = NeighborFluency(TableLM(LOG_P), budget=2.0)
+    texts = [AttackedText(t) for t in ("a good film", "a good show", "the good film", "the good show")]
+    # 1 nat for one word: kept; 10 nats for one word: refused; 2 nats for two: kept; 12 for two: refused
+    assert [t.text for t in check._check_constraint_many(texts, x0)] == ["a good film", "the good film"]
+    assert [t.text for t in NeighborFluency(TableLM(LOG_P), budget=6.0)._check_constraint_many(texts, x0)] == [
+        "a good film",
+        "the good film",
+        "the good show",
+    ]
+
+
+def test_fluency_verdicts_are_cached_per_text():
+    lm = TableLM(LOG_P)
+    check = NeighborFluency(lm, budget=2.0)
+    x0, t = AttackedText("a good movie"), AttackedText("a good film")
+    check._check_constraint_many([t], x0)
+    check._check_constraint_many([t, AttackedText("a good film")], x0)
+    assert lm.scored == 1
+
+
+def test_part_of_speech_refuses_a_changed_word_with_another_tag():
+    check = NeighborPartOfSpeech(tagger=WordTagger())
+    x0 = AttackedText("a good movie")
+    texts = [AttackedText(t) for t in ("the good film", "one good movie", "a good movie")]
+    assert [t.text for t in check._check_constraint_many(texts, x0)] == ["the good film", "a good movie"]
+
+
+def test_part_of_speech_with_the_real_tagger():
+    pytest.importorskip("spacy")
+    check = NeighborPartOfSpeech()
+    cases = [  # the issue's broken x̃0 (the agreement, a function word in a content word's place) and a good one
+        ("the actors are fantastic .", "the actors are because .", False),
+        ("bisset delivers a game performance", "bisset have a game performance", False),
+        (
+            "the film thrusts the christian mythology into the machine",
+            "the film thrusts the christian in into the machine",
+            False,
+        ),
+        ("the film has several strong moments .", "the film has several strong portions .", True),
+    ]
+    for x0, x, kept in cases:
+        assert bool(check._check_constraint_many([AttackedText(x)], AttackedText(x0))) is kept, x
+
+
+def test_rules_and_their_parameters():
+    assert set(NEIGHBOR_RULES) == {"natural", "paper"}
+    assert not build_neighbor_rule("paper")
+    rule = build_neighbor_rule("natural", lm_budget=None, tagger=WordTagger())
+    assert [type(c).__name__ for c in rule.constraints] == ["NeighborPartOfSpeech"]
+    with pytest.raises(ValueError, match="not a neighbour rule"):
+        build_neighbor_rule("fluent")
+    for bad in ({"neighbor_rule": "fluent"}, {"neighbor_lm_budget": -1.0}, {"neighbor_lm_budget": "2"}):
+        with pytest.raises(RecipeParameterError):
+            SOBeam.build(Planted(fragile_at_show_or_the_film), synonyms=SYNONYMS, **bad)
+
+
+# ---------------------------------------------------------------------------------------------- search
+def test_so_beam_skips_a_broken_vulnerable_neighbour_and_finds_a_natural_one(monkeypatch):
+    lm = TableLM(LOG_P)
+    res, attack = attack_one("a good movie", monkeypatch, lm=lm, neighbor_lm_budget=2.0)
+    assert isinstance(res, SuccessfulAttackResult)
+    pr = res.perturbed_result
+    assert pr.attacked_text.text == "the good film"  # not the closer, broken "a good show"
+    assert pr.perturbed_words == 2
+    assert attack.goal_function.refused_unnatural >= 1
+    assert lm.scored >= 2  # the check ran on the vulnerable candidates
+
+
+def test_paper_rule_reports_the_closest_vulnerable_neighbour_whatever_it_reads_like(monkeypatch):
+    res, attack = attack_one("a good movie", monkeypatch, neighbor_rule="paper")
+    assert res.perturbed_result.attacked_text.text == "a good show"
+    assert not attack.goal_function.neighbor_rule and not attack.search_method.neighbor_rule
+
+
+def test_so_enum_goes_one_level_deeper_past_a_broken_neighbour(monkeypatch):
+    res, _ = attack_one("a good movie", monkeypatch, recipe=SOEnum)
+    assert res.perturbed_result.attacked_text.text == "the good film"
+
+
+def test_beam_survivors_are_the_best_the_rule_keeps():
+    class Result:
+        def __init__(self, text):
+            self.attacked_text = AttackedText(text)
+
+    search = SecondOrderBeamSearch(beam_width=2, neighbor_rule=NeighborRule("t", [NeighborPartOfSpeech(WordTagger())]))
+    ranked = [Result(t) for t in ("one good movie", "a good film", "one good film", "the good movie", "a good show")]
+    survivors = search._survivors(ranked, AttackedText("a good movie"))
+    assert [r.attacked_text.text for r in survivors] == ["a good film", "the good movie"]
+    search.neighbor_rule = None
+    assert [r.attacked_text.text for r in search._survivors(ranked, None)] == ["one good movie", "a good film"]
+
+
+# ------------------------------------------------------------------------------------------ summary rows
+def test_perplexity_rows_say_over_which_rows_they_are_computed():
+    from types import SimpleNamespace
+
+    from textattack.attack_results import SkippedAttackResult
+
+    from textattack_secondorder.metrics.second_order import (
+        PERPLEXITY_ALL_ORIGINALS,
+        PERPLEXITY_ORIGINAL,
+        PERPLEXITY_VULNERABLE,
+        second_order_summary_metrics,
+    )
+
+    class WordCountLM:  # "perplexity" = number of words
+        def perplexity(self, texts):
+            return np.array([len(t.split()) for t in texts], dtype=float)
+
+    def row(cls, original, perturbed):
+        r = cls.__new__(cls)
+        r.original_result = SimpleNamespace(attacked_text=AttackedText(original))
+        r.perturbed_result = SimpleNamespace(attacked_text=AttackedText(perturbed), patched_text=None)
+        return r
+
+    results = [
+        row(SuccessfulAttackResult, "one two", "one two three"),
+        row(SuccessfulAttackResult, "one two three four", "one two three four five six"),
+        row(SkippedAttackResult, "one two three four five six seven eight nine ten", "-"),
+    ]
+    rows = second_order_summary_metrics(perplexity=True, causal_lm=WordCountLM())
+    assert rows[PERPLEXITY_ALL_ORIGINALS].calculate(results) == 4.0  # the skipped row's original counts
+    assert rows[PERPLEXITY_ORIGINAL].calculate(results) == 3.0
+    assert rows[PERPLEXITY_VULNERABLE].calculate(results) == 4.5
+
+
+def test_fluency_scores_at_most_max_scored_texts_per_sentence():
+    lm = TableLM(LOG_P)
+    check = NeighborFluency(lm, budget=2.0, max_scored=1)
+    x0 = AttackedText("a good movie")
+    assert check._check_constraint_many([AttackedText("a good film")], x0)
+    # the sentence's one causal-LM judgement is spent: a natural neighbour is refused unscored
+    assert not check._check_constraint_many([AttackedText("the good film")], x0)
+    assert (lm.scored, check.unscored) == (1, 1)
+    assert check._check_constraint_many([AttackedText("the good movie")], AttackedText("the good movie"))
+
+
+def test_part_of_speech_leaves_names_alone_and_does_not_compare_split_words():
+    pytest.importorskip("spacy")
+    check = NeighborPartOfSpeech()
+    x0 = AttackedText("the talents of robert forster and a by-the-numbers effort .")
+    name = AttackedText("the talents of robert de and a by-the-numbers effort .")
+    split = AttackedText("the talents of robert forster and a clever effort .")
+    assert [t.text for t in check._check_constraint_many([name, split], x0)] == [split.text]
+
+
+def test_the_beam_leaves_out_what_the_causal_lm_already_refused():
+    lm = TableLM(LOG_P)
+    rule = build_neighbor_rule("natural", lm_budget=2.0, causal_lm=lm, tagger=WordTagger())
+    beam_rule = rule.for_beam()
+    x0 = AttackedText("a good movie")
+    texts = [AttackedText(t) for t in ("a good show", "a good film", "the good film")]
+    assert beam_rule.passes(x0, texts) == [True, True, True]  # nothing judged yet: nothing scored here
+    assert lm.scored == 0
+    assert rule.passes(x0, texts[:1]) == [False]  # the goal function's check refuses "a good show"
+    assert beam_rule.passes(x0, texts) == [False, True, True]
+    assert lm.scored == 1
+    assert rule.for_beam(lm=True) is rule
