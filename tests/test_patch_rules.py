@@ -216,9 +216,9 @@ def test_synonyms_no_rule_can_score_are_no_candidates(tiny):
 
 
 def test_rule_names_and_a_bad_name():
-    assert set(PATCH_RULES) == {"in-context", "authors-code", "paper"}
+    assert set(PATCH_RULES) == {"judge", "in-context", "authors-code", "paper"}
     assert check_patch_rule("paper") == "paper"
-    with pytest.raises(ValueError, match="'in-context', 'authors-code', 'paper'"):
+    with pytest.raises(ValueError, match="'judge', 'in-context', 'authors-code', 'paper'"):
         check_patch_rule("strict")
     assert build_patch_rule("paper").constraints == []
     no_lm = build_patch_rule("in-context", causal_lm=StubCausalLM({}), lm_drop=None, tagger=StubTagger({}))
