@@ -188,6 +188,8 @@ def test_planted_fragile_model_fails_attack_and_second_order_and_junit_says_by_h
     results = json.loads((out / "results.json").read_text())
     assert results["passed"] is False
     assert [c["passed"] for c in results["checks"]] == [False, False, True]
+    # found / all rows: every sentence of the planted model has a vulnerable example nearby
+    assert results["checks"][0]["values"]["vulnerable_per_100"] == 100.0
     page = (out / "report.html").read_text()
     assert page.count('class="card fail"') == 2 and page.count('class="card pass"') == 1
 
