@@ -30,6 +30,8 @@ from .word_swap_position import swapped_word
 
 #: tokens of right context the causal LM scores after the swapped word
 RIGHT_CONTEXT = 5
+#: positions projected onto the causal LM's vocabulary at once (Gemma: 1 MB of float32 logits each)
+LOGIT_ROWS = 16
 CAUSAL = ("lm_slot", "lm_after", "lm_cos_slot", "lm_cos_after")
 MASKED = ("mlm_keep", "mlm_mask", "mlm_known", "bert_cos")
 LEXICAL = ("wn_shared", "wn_rank1", "wn_rank2", "wn_senses", "cf_in", "pos_kept")
@@ -90,11 +92,15 @@ def causal_signals(scorer, reference, texts, right_context=RIGHT_CONTEXT):
     device = scorer.device
     with torch.no_grad():
         hidden = _body(scorer.model)(input_ids=ids.to(device), attention_mask=mask.to(device)).last_hidden_state
-        logits = scorer.model.get_output_embeddings()(hidden[rows, cols]).float()
-        cap = getattr(scorer.model.config, "final_logit_softcapping", None)
-        if cap:
-            logits = torch.tanh(logits / cap) * cap
-        picked = torch.log_softmax(logits, -1).gather(1, ids[rows, [c + 1 for c in cols]].to(device)[:, None])[:, 0]
+        head, cap = scorer.model.get_output_embeddings(), getattr(scorer.model.config, "final_logit_softcapping", None)
+        targets = ids[rows, [c + 1 for c in cols]].to(device)
+        picked = []
+        for a in range(0, len(rows), LOGIT_ROWS):  # a few rows of full-vocabulary logits at a time: memory
+            logits = head(hidden[rows[a : a + LOGIT_ROWS], cols[a : a + LOGIT_ROWS]]).float()
+            if cap:
+                logits = torch.tanh(logits / cap) * cap
+            picked.append(torch.log_softmax(logits, -1).gather(1, targets[a : a + LOGIT_ROWS, None])[:, 0])
+        picked = torch.cat(picked)
     logp = torch.zeros(len(seqs), width - 1)
     logp[rows, cols] = picked.cpu()
     hidden = hidden.float().cpu()
