@@ -5,8 +5,8 @@
 #   (a) `textattack-so resources` exits 0;
 #   (b) every file under data/ and the robustness report template are inside the
 #       installed package;
-#   (c) so-beam on the first 4 demo sentences (the first 3 have no patch pair the default rule keeps)
-#       finds a vulnerable example with the in-context patch rule, in the CSV.
+#   (c) so-beam on the first 4 demo sentences finds a vulnerable example with the default patch rule
+#       (the judge), in the CSV.
 # Called by .ci/run after the test command; can be run on its own.
 # Environment: PYTHON (default python3.11), SMOKE_TIMEOUT_S (attack step, default 1200),
 # WHEEL_SMOKE_KEEP=1 keeps the temporary folder (venv, wheel, caches) for inspection.
@@ -115,9 +115,9 @@ with open(os.environ["CSV"], newline="", encoding="utf-8") as f:
 if not rows:
     raise SystemExit("so-beam smoke: the CSV log has no row")
 found = [r for r in rows if r.get("result_type") == "Successful" and r.get("patch_p2")]
-if not found or found[0].get("patch_rule") != "in-context":
+if not found or found[0].get("patch_rule") != "judge":
     raise SystemExit(
-        "so-beam smoke: no vulnerable example with the in-context patch rule in "
+        "so-beam smoke: no vulnerable example with the judge patch rule in "
         + ", ".join(f"{r.get('result_type')}/{r.get('patch_rule')}" for r in rows)
     )
 r = found[0]
