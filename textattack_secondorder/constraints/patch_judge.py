@@ -20,7 +20,7 @@ from textattack.constraints import Constraint
 
 from ..resources.errors import ResourceError
 from ..resources.paths import data_path
-from .swap_signals import SIGNALS, SwapSignals
+from .swap_signals import SIGNALS
 
 JUDGE_FILE = "patch_judge.json"
 
@@ -75,7 +75,8 @@ class PatchJudge(Constraint):
     Args:
         threshold: the least ``P(acceptable)`` kept (default: the file's, chosen in docs/methods.md §1.2).
         signals: a :class:`.swap_signals.SwapSignals` (its models: the causal LM and the masked LM the judge
-            was fitted with) or any object with ``compute(reference, texts, names)``.
+            was fitted with: Gemma-3-270M and the offline DistilBERT) or any object with
+            ``compute(reference, texts, names)``.
         model_path: the weights file (default: the packaged ``data/patch_judge.json``).
         model: the weights already read (:func:`read_judge`), instead of ``model_path``.
     """
@@ -86,7 +87,9 @@ class PatchJudge(Constraint):
         self.threshold = self.model["threshold"] if threshold is None else float(threshold)
         if not 0.0 <= self.threshold <= 1.0:
             raise ValueError(f"patch judge threshold must be between 0 and 1, got {threshold!r}")
-        self.signals = signals if signals is not None else SwapSignals()
+        if signals is None:
+            raise ValueError("PatchJudge needs its signals: a SwapSignals on the models it was fitted with")
+        self.signals = signals
 
     def probabilities(self, reference, transformed_texts):
         """``P(acceptable)`` of each swap (0 for a text that is not a one-word swap of ``reference``)."""
