@@ -106,7 +106,13 @@ class PatchJudge(Constraint):
 
     def _check_constraint_many(self, transformed_texts, reference_text):
         probs = self.probabilities(reference_text, transformed_texts)
+        self._last = {id(t): float(p) for t, p in zip(transformed_texts, probs)}
         return [t for t, p in zip(transformed_texts, probs) if p >= self.threshold]
+
+    def last_probability(self, transformed_text):
+        """The probability of ``transformed_text`` in the last check (0 if it was not among them): lets a patch
+        rule prefer the surest of the swaps it kept without scoring them again."""
+        return getattr(self, "_last", {}).get(id(transformed_text), 0.0)
 
     def extra_repr_keys(self):
         return ["threshold"]

@@ -90,12 +90,15 @@ class PatchRule:
         constraints: TextAttack constraints, cheapest first (each gets only what the earlier ones kept).
         more: a :class:`~.patch_candidates.MoreCandidates` adding candidates beyond the synonym list (None: the
             list's only).
+        prefer: a key on kept texts: among the kept candidates of the first chunk with any, the one it ranks
+            highest is taken (None: the first, i.e. the victim's favourite; the paper's choice).
     """
 
-    def __init__(self, name, constraints=(), more=None):
+    def __init__(self, name, constraints=(), more=None, prefer=None):
         self.name = name
         self.constraints = list(constraints)
         self.more = more
+        self.prefer = prefer
 
     def kept(self, reference, patched_texts):
         """``(kept, refused)``: the texts of ``patched_texts`` every constraint accepts against
@@ -111,7 +114,8 @@ class PatchRule:
 
     def first_kept(self, reference, patched_texts):
         """``(index, refused)``: the first of ``patched_texts`` the rule keeps (``None`` if none), checked
-        :data:`CHUNK` at a time so that later candidates are only scored when the earlier ones fail."""
+        :data:`CHUNK` at a time so that later candidates are only scored when the earlier ones fail; with
+        ``prefer``, the kept one of that chunk it ranks highest."""
         refused = Counter()
         for start in range(0, len(patched_texts), CHUNK):
             chunk = patched_texts[start : start + CHUNK]
@@ -119,6 +123,8 @@ class PatchRule:
             refused += why
             if kept:
                 ids = {id(t): n for n, t in enumerate(chunk)}
+                if self.prefer is not None:  # the rule's own preference among the chunk's kept candidates
+                    return start + ids[id(max(kept, key=self.prefer))], refused
                 return start + min(ids[id(t)] for t in kept), refused
         return None, refused
 
@@ -195,4 +201,5 @@ def _judge_rule(masked_lm, causal_lm, device, tagger, threshold, judge_file, sig
         signals = SwapSignals(causal_lm, proposer, tagger, synonyms=load_synonyms(), part_of_speech=part_of_speech)
     judge = PatchJudge(signals, threshold=threshold, model=judge_model)
     link = LexicalLink(synonyms=load_synonyms(), tagger=tagger)
-    return PatchRule("judge", [part_of_speech, link, judge], more=MoreCandidates(tagger))
+    # among the kept candidates of the chunk of the victim's favourites that holds any, the surest swap
+    return PatchRule("judge", [part_of_speech, link, judge], more=MoreCandidates(tagger), prefer=judge.last_probability)
