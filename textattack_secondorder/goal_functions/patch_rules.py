@@ -12,7 +12,8 @@ model reacts to most). Each rule is an ordered list of TextAttack constraints on
   regression over the causal LM's and the masked LM's view of the swap, WordNet senses and the synonym
   list, fitted to human judgements of word swaps in context (SWORDS); the swap is kept when the
   probability that people accept it is at least the threshold. Its candidates are the listed synonyms
-  plus the WordNet synonyms of ``p1``'s first senses (:class:`~.patch_candidates.MoreCandidates`).
+  plus the WordNet synonyms of ``p1``'s first senses (:class:`~.patch_candidates.MoreCandidates`); among
+  the kept ones of the victim's first chunk of favourites it takes the swap the judge is surest of.
 * ``"in-context"``: :class:`PatchPartOfSpeech` (``p1`` a content word, not beside a name;
   ``p2`` an English word with ``p1``'s tag in the sentence), :class:`WordNetSynonym` (``p2`` shares
   ``p1``'s first WordNet sense for that part of speech, and it is ``p2``'s first sense too) and

@@ -4,14 +4,16 @@ A patch pair ``p = (p1, p2)`` is a synonym swap applied to every candidate
 text: ``x ⊕ p`` replaces the occurrence of ``p1`` in ``x`` by ``p2``. For an
 input ``x0`` the candidates are ``p1`` occurring exactly once in ``x0`` and
 ``p2`` a synonym of ``p1`` not occurring in ``x0``; a patch rule
-(:mod:`.patch_rules`; default ``in-context``) keeps the candidates whose swap keeps the
+(:mod:`.patch_rules`; default ``judge``) keeps the candidates whose swap keeps the
 meaning of ``x0``, and among those the chosen pair maximises
 ``|f_soft(p2) - f_soft(p1)|``, the model's output on the single word as the
 whole input (L1 distance of the probability vectors for more than two
 classes; for two classes this ranks pairs exactly like the positive-class
-difference). Single-word outputs depend only on the model, so they are
-computed once per model and cached. Candidates are checked best first, so the
-rule's masked-LM scores are only computed until one pair passes.
+difference) — or, for a rule with a preference (the judge's), the kept pair it
+prefers among the first chunk of those favourites that holds any. Single-word
+outputs depend only on the model, so they are computed once per model and
+cached. Candidates are checked best first, 8 at a time, so the rule's model
+scores are only computed until one chunk holds a kept pair.
 """
 
 import logging
