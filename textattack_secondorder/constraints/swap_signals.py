@@ -26,7 +26,10 @@ were combined, is in docs/methods.md §1.2.
 
 import numpy as np
 
+from ..resources.wordnet import WORDNET_POS, sense_ranks
+from .patch_part_of_speech import UPOS_OF_TAG
 from .word_swap_position import swapped_word
+from .wordnet_synonym import lemmas_of
 
 #: tokens of right context the causal LM scores after the swapped word
 RIGHT_CONTEXT = 5
@@ -178,10 +181,6 @@ def masked_signals(proposer, words, index, new_words):
 
 def lexical_signals(old, new, tag, synonyms, pos_kept):
     """:data:`LEXICAL` of the swap ``old -> new`` (lower case) of a word tagged ``tag`` (Penn)."""
-    from ..resources.wordnet import WORDNET_POS, sense_ranks
-    from .patch_part_of_speech import UPOS_OF_TAG
-    from .wordnet_synonym import lemmas_of
-
     prefix = (tag or "")[:2]
     pos, upos = WORDNET_POS.get(prefix), UPOS_OF_TAG.get(prefix)
     rank1 = rank2 = WORDNET_DEPTH
