@@ -12,13 +12,10 @@ its sentence (and that sense is among ``w'``'s first four too), or ``w'`` is a l
 from textattack.constraints import Constraint
 
 from ..resources import load_pos_tagger, load_synonyms
-from ..resources.wordnet import WORDNET_POS, sense_ranks
+from ..resources.wordnet import TABLE_SENSES, WORDNET_POS, sense_ranks
 from .patch_part_of_speech import UPOS_OF_TAG
 from .word_swap_position import swapped_word
 from .wordnet_synonym import lemmas_of
-
-SENSES = 4  # the packaged WordNet table's depth
-
 
 class LexicalLink(Constraint):
     """Accept a one-word swap whose words share one of their first WordNet senses, or are listed synonyms.
@@ -29,10 +26,10 @@ class LexicalLink(Constraint):
         senses: how many senses of each word count (at most the packaged table's 4).
     """
 
-    def __init__(self, synonyms=None, tagger=None, senses=SENSES, compare_against_original=True):
+    def __init__(self, synonyms=None, tagger=None, senses=TABLE_SENSES, compare_against_original=True):
         super().__init__(compare_against_original)
-        if not 1 <= int(senses) <= SENSES:
-            raise ValueError(f"senses must be between 1 and {SENSES}, got {senses}")
+        if not 1 <= int(senses) <= TABLE_SENSES:
+            raise ValueError(f"senses must be between 1 and {TABLE_SENSES}, got {senses}")
         self.synonyms = synonyms if synonyms is not None else load_synonyms()
         self.tagger = tagger if tagger is not None else load_pos_tagger()
         self.senses = int(senses)

@@ -26,7 +26,7 @@ were combined, is in docs/methods.md §1.2.
 
 import numpy as np
 
-from ..resources.wordnet import WORDNET_POS, sense_ranks
+from ..resources.wordnet import TABLE_SENSES, WORDNET_POS, sense_ranks
 from .patch_part_of_speech import UPOS_OF_TAG
 from .word_swap_position import swapped_word
 from .wordnet_synonym import lemmas_of
@@ -39,7 +39,6 @@ CAUSAL = ("lm_slot", "lm_after", "lm_cos_slot", "lm_cos_after")
 MASKED = ("mlm_keep", "mlm_mask", "mlm_known", "bert_cos")
 LEXICAL = ("wn_shared", "wn_rank1", "wn_rank2", "wn_senses", "cf_in", "pos_kept")
 SIGNALS = CAUSAL + MASKED + LEXICAL
-WORDNET_DEPTH = 4  # senses per word in the packaged WordNet table
 
 
 def _shared_ends(a, b):
@@ -183,14 +182,14 @@ def lexical_signals(old, new, tag, synonyms, pos_kept):
     """:data:`LEXICAL` of the swap ``old -> new`` (lower case) of a word tagged ``tag`` (Penn)."""
     prefix = (tag or "")[:2]
     pos, upos = WORDNET_POS.get(prefix), UPOS_OF_TAG.get(prefix)
-    rank1 = rank2 = WORDNET_DEPTH
+    rank1 = rank2 = TABLE_SENSES
     senses = 0
     if pos is not None:
         old_lemmas, new_lemmas = lemmas_of(old, upos), lemmas_of(new, upos)
-        senses, rank1, rank2 = sense_ranks(old_lemmas, new_lemmas, pos, WORDNET_DEPTH)
+        senses, rank1, rank2 = sense_ranks(old_lemmas, new_lemmas, pos, TABLE_SENSES)
     listed = synonyms.get(old, ()) if synonyms is not None else ()
     return [
-        float(rank1 < WORDNET_DEPTH),
+        float(rank1 < TABLE_SENSES),
         float(rank1),
         float(rank2),
         float(senses),

@@ -14,6 +14,8 @@ from .errors import ResourceError
 from .paths import data_path
 
 SENSES_FILE = "wordnet_senses.json.gz"
+#: senses per word and part of speech the packaged table holds (its first four, in WordNet's order)
+TABLE_SENSES = 4
 #: Penn Treebank tag prefix -> WordNet part of speech (adjective satellites are filed under "a").
 WORDNET_POS = {"NN": "n", "VB": "v", "JJ": "a", "RB": "r"}
 
