@@ -17,6 +17,7 @@ from .patch_part_of_speech import UPOS_OF_TAG
 from .word_swap_position import swapped_word
 from .wordnet_synonym import lemmas_of
 
+
 class LexicalLink(Constraint):
     """Accept a one-word swap whose words share one of their first WordNet senses, or are listed synonyms.
 

@@ -14,6 +14,7 @@ chooses is the one the victim reacts to most, and among the masked LM's words th
 from ..constraints.patch_part_of_speech import UPOS_OF_TAG
 from ..resources.wordnet import TABLE_SENSES, WORDNET_POS, wordnet_senses
 
+
 def wordnet_synonyms(word, tag, senses=TABLE_SENSES):
     """Single-word WordNet synonyms of ``word`` (lower case) in its first ``senses`` senses for the part of
     speech of Penn tag ``tag``, in ``word``'s inflection; ``[]`` for a tag without WordNet entries."""
