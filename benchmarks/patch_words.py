@@ -136,6 +136,7 @@ def cmd_vulnerable(args):
 
 def cmd_swords(args):
     """Each rule read as a classifier of SWORDS swaps: kept, precision, recall, coverage (docs/methods.md §1.2)."""
+    import numpy as np
     from textattack.shared import AttackedText
 
     from textattack_secondorder.datasets.swords import swords_swaps
@@ -172,7 +173,7 @@ def cmd_swords(args):
     acceptable = swaps.acceptable.to_numpy(bool)
     table = {}
     for rule, flags in kept.items():
-        flags = __import__("numpy").asarray(flags, bool)
+        flags = np.asarray(flags, bool)
         covered = swaps.assign(k=flags & acceptable).groupby("target_id").k.any()
         table[rule] = {
             "kept": int(flags.sum()),

@@ -38,6 +38,7 @@ ATTRIBUTION = (
 
 def compute_signals(args, names):
     """Signals of every swap, appended target by target to ``args.signals_csv`` (resumable)."""
+    import numpy as np
     import pandas as pd
     import torch
     from textattack.shared import AttackedText
@@ -70,7 +71,7 @@ def compute_signals(args, names):
         values = []
         for s in range(0, len(texts), args.batch):
             values.append(signals.compute(x, texts[s : s + args.batch], names))
-        frame = group.reset_index(drop=True).join(pd.DataFrame(__import__("numpy").vstack(values), columns=names))
+        frame = group.reset_index(drop=True).join(pd.DataFrame(np.vstack(values), columns=names))
         frame.to_csv(out, mode="a", header=not out.is_file(), index=False)
 
 

@@ -19,6 +19,7 @@ scores are only computed until one chunk holds a kept pair.
 import logging
 import re
 import weakref
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,14 +92,10 @@ class PatchWordSelector:
         is not one word of letters (:data:`PATCH_WORD`) is no candidate. ``more``: ``{index: [words]}`` of further
         candidates for the word at ``index`` (the rule's :class:`~.patch_candidates.MoreCandidates`)."""
         lowered = [w.lower() for w in words]
-        counts = {}
-        for w in lowered:
-            counts[w] = counts.get(w, 0) + 1
         present = set(lowered)
         out = []
-        for i, w in enumerate(lowered):
-            if counts[w] != 1:
-                continue
+        for i in self.once(words):
+            w = lowered[i]
             seen = set()
             for s in [*self.synonyms.get(w, ()), *(more or {}).get(i, ())]:
                 s = s.lower()
@@ -109,8 +106,8 @@ class PatchWordSelector:
 
     def once(self, words):
         """Positions of the words occurring exactly once (the places a patch word can be)."""
-        lowered = [w.lower() for w in words]
-        return [i for i, w in enumerate(lowered) if lowered.count(w) == 1]
+        counts = Counter(w.lower() for w in words)
+        return [i for i, w in enumerate(words) if counts[w.lower()] == 1]
 
     def select(self, attacked_text):
         """Return ``(PatchPair, None)``, or ``(None, reason)`` when the input has no usable pair (a
