@@ -187,20 +187,21 @@ JUDGE_MASKED_LM = "distilbert-onnx"
 
 def _judge_rule(masked_lm, causal_lm, device, tagger, threshold, judge_file, signals=None):
     """The ``judge`` rule: the part-of-speech check, a lexical link (:class:`LexicalLink`), then :class:`PatchJudge`,
-    over the listed and the WordNet synonyms. The judge's
-    file is read first, so a bad one is told before any model loads. ``signals``: the judge's
+    over the listed and the WordNet synonyms. The judge's file is read first, so a bad one is told before any model
+    loads. ``signals``: the judge's
     :class:`SwapSignals` (None: built on the models it was fitted with)."""
     judge_model = read_judge(judge_file)
     proposer = word_proposer(masked_lm) if masked_lm is not None else None
     tagger = tagger if tagger is not None else load_pos_tagger()
     part_of_speech = PatchPartOfSpeech(tagger=tagger)
+    listed = load_synonyms()  # the packaged list the judge was fitted with: one read for its signal and the link
     if signals is None:
         if getattr(proposer, "name", None) != JUDGE_MASKED_LM:
             proposer = load_word_proposer(JUDGE_MASKED_LM)
         if causal_lm is None or isinstance(causal_lm, str):
             causal_lm = load_causal_lm(JUDGE_CAUSAL_LM, device=device)
-        signals = SwapSignals(causal_lm, proposer, tagger, synonyms=load_synonyms(), part_of_speech=part_of_speech)
+        signals = SwapSignals(causal_lm, proposer, tagger, synonyms=listed, part_of_speech=part_of_speech)
     judge = PatchJudge(signals, threshold=threshold, model=judge_model)
-    link = LexicalLink(synonyms=load_synonyms(), tagger=tagger)
+    link = LexicalLink(synonyms=listed, tagger=tagger)
     # among the kept candidates of the chunk of the victim's favourites that holds any, the surest swap
     return PatchRule("judge", [part_of_speech, link, judge], more=MoreCandidates(tagger), prefer=judge.last_probability)
