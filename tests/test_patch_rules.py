@@ -21,7 +21,6 @@ from textattack_secondorder.goal_functions.patch_rules import (
     PATCH_RULES,
     PatchRule,
     build_patch_rule,
-    check_patch_rule,
 )
 from textattack_secondorder.goal_functions.patch_words import PatchPair
 from textattack_secondorder.resources.proposers import MaskedLMProposer, WordProposer
@@ -217,9 +216,8 @@ def test_synonyms_no_rule_can_score_are_no_candidates(tiny):
 
 def test_rule_names_and_a_bad_name():
     assert set(PATCH_RULES) == {"judge", "in-context", "authors-code", "paper"}
-    assert check_patch_rule("paper") == "paper"
     with pytest.raises(ValueError, match="'judge', 'in-context', 'authors-code', 'paper'"):
-        check_patch_rule("strict")
+        build_patch_rule("strict")
     assert build_patch_rule("paper").constraints == []
     no_lm = build_patch_rule("in-context", causal_lm=StubCausalLM({}), lm_drop=None, tagger=StubTagger({}))
     assert [type(c).__name__ for c in no_lm.constraints] == ["PatchPartOfSpeech", "WordNetSynonym"]
@@ -273,10 +271,11 @@ def test_vulnerable_example_whose_patch_the_rule_refuses_is_not_reported():
     (plain,) = textattack.Attacker(attack, dataset, args).attack_dataset()
     assert plain.perturbed_result.attacked_text.text == "a good film"
     # the same search with a rule that refuses good -> fine in any sentence with "film"
+    rule = PatchRule("t", [RefuseIn("film")])
     attack = SOBeam.build(
-        Planted(), synonyms={"good": ["fine"]}, masked_lm=Table(table), patch_rule="paper", neighbor_rule="paper"
+        Planted(), synonyms={"good": ["fine"]}, masked_lm=Table(table), patch_rule=rule, neighbor_rule="paper"
     )
-    attack.goal_function.patch_selector.rule = PatchRule("t", [RefuseIn("film")])
+    assert attack.goal_function.patch_rule is rule
     (ruled,) = textattack.Attacker(attack, dataset, args).attack_dataset()
     assert type(ruled).__name__ == "FailedAttackResult"
     assert attack.goal_function.refused_vulnerable >= 1

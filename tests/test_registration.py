@@ -205,12 +205,32 @@ def test_attack_help_and_recipes_name_our_recipes_their_parameters_and_asr1(caps
     assert "--asr1" in out and "NAME^param=value" in out
     for cls in RECIPES:
         assert f"  {cls.name}: " in out
-    default = SOBeam.PARAMS["beam_width"][0]
-    assert f"beam_width={default!r}" in out and f"patch_rule={SOBeam.PARAMS['patch_rule'][0]!r}" in out
+    default = SOBeam.PARAMS["beam_width"].default
+    assert f"beam_width={default!r}" in out and f"patch_rule={SOBeam.PARAMS['patch_rule'].default!r}" in out
     assert main(["recipes", "so-beam"]) == 0
     one = capsys.readouterr().out
     assert "so-enum:" not in one and "      max_depth = 6" in one and "Algorithm 2" in one  # each parameter's help
     assert main(["recipes", "no-such"]) == 2 and "so-beam" in capsys.readouterr().err
+
+
+def test_each_recipe_parameter_is_one_record_that_the_check_and_the_help_read(monkeypatch):
+    from textattack_secondorder.attack_recipes import RECIPES, SOBeam, SOEnum
+    from textattack_secondorder.attack_recipes.param import Param
+    from textattack_secondorder.cli.recipes_cmd import describe
+    from textattack_secondorder.goal_functions.patch_rules import PATCH_RULES
+    from textattack_secondorder.shared.recipe_params import RecipeParameterError
+
+    assert all(isinstance(spec, Param) for cls in RECIPES for spec in cls.PARAMS.values())
+    assert SOBeam.PARAMS["patch_rule"].choices == tuple(PATCH_RULES)  # the rules' table, not a copy
+    with pytest.raises(RecipeParameterError, match="patch_judge_threshold=5 is not allowed: must be a number between"):
+        SOBeam.check_params({"patch_judge_threshold": 5})  # a None default with bounds is a number
+    # one edit of the record changes the check and the help together, and nothing else needs one
+    record = SOBeam.PARAMS["patch_rule"]
+    monkeypatch.setitem(SOBeam.PARAMS, "patch_rule", record.but(choices=(*record.choices, "strict")))
+    assert SOBeam.check_params({"patch_rule": "strict"})["patch_rule"] == "strict"
+    assert "'strict'" in describe({"so-beam": SOBeam}, "so-beam")
+    with pytest.raises(RecipeParameterError, match="choose one of"):
+        SOEnum.check_params({"patch_rule": "strict"})  # so-enum's record is its own dict entry
 
 
 @pytest.mark.slow  # two fresh interpreters importing TextAttack without the hook

@@ -3,8 +3,9 @@
 Each recipe class carries its registered name (``SOBeam.name == "so-beam"``); ``RECIPES`` lists
 the registered classes, from which the command-line tables are built
 (:mod:`textattack_secondorder.plugin.registry`) and :func:`.build.build_attack` looks a name up.
-Adding a recipe: one file with an :class:`~.recipe.SORecipe` subclass (``name``, ``PARAMS``
-with paper-cited defaults, ``build`` returning a ``GuardedAttack``) and one entry in ``RECIPES``.
+Adding a recipe: one file with an :class:`~.recipe.SORecipe` subclass (``name``, ``PARAMS``: a
+:class:`~.param.Param` per parameter with its paper-cited default, help, bounds or choices; ``build``
+returning a ``GuardedAttack``) and one entry in ``RECIPES``.
 
 Importing this package imports TextAttack (the recipes subclass its ``AttackRecipe``).
 """

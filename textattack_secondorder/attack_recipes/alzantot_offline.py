@@ -21,6 +21,7 @@ from textattack.search_methods import AlzantotGeneticAlgorithm
 from ..resources import load_synonyms
 from ..transformations.word_swap_synonym_list import WordSwapSynonymList
 from .input_guard import GuardedAttack
+from .param import Param
 from .recipe import SORecipe
 
 
@@ -34,11 +35,11 @@ class AlzantotOffline(SORecipe):
 
     name = "alzantot-offline"
     PARAMS = {
-        "synonyms": (None, "synonyms slot (Alzantot: 8 nearest counter-fitted neighbours)"),
-        "max_candidates": (8, "Alzantot: N = 8 nearest neighbours"),
-        "max_percent": (0.2, "Alzantot: at most 20 % of words perturbed"),
-        "pop_size": (60, "Alzantot: population 60"),
-        "max_iters": (20, "Alzantot: 20 generations"),
+        "synonyms": Param(None, "synonyms slot (Alzantot: 8 nearest counter-fitted neighbours)"),
+        "max_candidates": Param(8, "Alzantot: N = 8 nearest neighbours", low=1),
+        "max_percent": Param(0.2, "Alzantot: at most 20 % of words perturbed", low=0, high=1),
+        "pop_size": Param(60, "Alzantot: population 60", low=1),
+        "max_iters": Param(20, "Alzantot: 20 generations", low=1),
     }
 
     @classmethod

@@ -15,6 +15,7 @@ from textattack.search_methods import GreedyWordSwapWIR
 from ..resources import sentence_encoder_constraint
 from ..transformations.word_swap_proposer import WordSwapProposer
 from .input_guard import GuardedAttack
+from .param import MASKED_LM_DTYPE, Param
 from .recipe import SORecipe
 
 
@@ -23,16 +24,15 @@ class BAEOffline(SORecipe):
 
     name = "bae-offline"
     PARAMS = {
-        "masked_lm": (None, "masked-LM slot (BAE: bert-base-uncased; offline: the slot's proposer)"),
-        "max_candidates": (50, "BAE: top 50 masked-LM tokens per position"),
-        "sentence_encoder": (None, "sentence-encoder slot (BAE: USE; offline: all-MiniLM-L6-v2)"),
-        "similarity_threshold": (0.936338023, "BAE via TextAttack: USE cosine >= 0.936 in a 15-word window"),
-        "pos": (False, "part-of-speech constraint (needs flair's POS model, a download)"),
-        "device": (None, "device of the word proposer"),
-        "masked_lm_dtype": (
-            None,
-            "weights dtype of the masked LM when loaded here: None = float32, 'bfloat16', 'float16' (CUDA), 'auto'",
+        "masked_lm": Param(None, "masked-LM slot (BAE: bert-base-uncased; offline: the slot's proposer)"),
+        "max_candidates": Param(50, "BAE: top 50 masked-LM tokens per position", low=1),
+        "sentence_encoder": Param(None, "sentence-encoder slot (BAE: USE; offline: all-MiniLM-L6-v2)"),
+        "similarity_threshold": Param(
+            0.936338023, "BAE via TextAttack: USE cosine >= 0.936 in a 15-word window", low=-1, high=1
         ),
+        "pos": Param(False, "part-of-speech constraint (needs flair's POS model, a download)"),
+        "device": Param(None, "device of the word proposer"),
+        "masked_lm_dtype": MASKED_LM_DTYPE,
     }
 
     @classmethod

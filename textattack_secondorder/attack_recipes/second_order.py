@@ -23,13 +23,25 @@ constraints (:func:`double_perturbation_goal`) and the attack class.
 """
 
 from ..constraints import PatchWordModification, PatchWordsUnique
-from ..goal_functions.neighbor_rules import DEFAULT_NEIGHBOR_RULE, NEIGHBOR_LM_BUDGET, build_neighbor_rule
-from ..goal_functions.patch_rules import CAUSAL_LM_MAX_DROP, DEFAULT_PATCH_RULE, PatchRule, build_patch_rule
+from ..goal_functions.neighbor_rules import (
+    DEFAULT_NEIGHBOR_RULE,
+    NEIGHBOR_LM_BUDGET,
+    NEIGHBOR_RULES,
+    build_neighbor_rule,
+)
+from ..goal_functions.patch_rules import (
+    CAUSAL_LM_MAX_DROP,
+    DEFAULT_PATCH_RULE,
+    PATCH_RULES,
+    PatchRule,
+    build_patch_rule,
+)
 from ..goal_functions.second_order import SecondOrderClassification
 from ..metrics.second_order import second_order_summary_metrics
 from ..resources import load_synonyms
 from ..transformations.neighborhood import DELTA, KAPPA
 from .input_guard import GuardedAttack
+from .param import MASKED_LM_DTYPE, Param
 
 
 class SecondOrderAttack(GuardedAttack):
@@ -42,72 +54,79 @@ class SecondOrderAttack(GuardedAttack):
             self.transformation.clear_cache()
 
 
+def _rules(rules):
+    """The help text of a rule parameter's choices, from the rules' own table (one home for the names)."""
+    return "; ".join(f"'{name}': {text}" for name, text in rules.items())
+
+
 # Parameters shared by the three recipes (defaults: paper §3 / Algorithm 1).
 COMMON_PARAMS = {
-    "synonyms": (
+    "synonyms": Param(
         None,
         "word->synonyms JSON for patch words; None = synonyms slot (counter-fitted online, "
         "the packaged copy of that list offline). Paper: counter-fitted synonyms (Jia et al. 2019)",
     ),
-    "masked_lm": (
+    "masked_lm": Param(
         None,
         "masked-LM slot: HF model name/path, 'gemma', 'minilm-mlm' or a WordProposer; "
         "None = slot default. Paper: distilbert-base-uncased",
     ),
-    "patch_rule": (
+    "patch_rule": Param(
         DEFAULT_PATCH_RULE,
-        "which swaps may be patch pairs: 'judge' (a judge fitted to human judgements of word swaps in context, "
-        "SWORDS, over listed synonyms, WordNet synonyms and the masked LM's words in the slot), 'in-context' "
-        "(part of speech kept, a synonym in p1's and p2's first WordNet sense, the causal LM's fit), "
-        "'authors-code' (the authors' code: masked-LM pseudo-log-likelihood drop <= 1.5), 'paper' (the paper's "
-        "text: every listed synonym); docs/methods.md §1.2",
+        f"which swaps may be patch pairs (or a PatchRule object from Python): {_rules(PATCH_RULES)}; "
+        "docs/methods.md §1.2",
+        choices=tuple(PATCH_RULES),
+        objects_ok=True,
     ),
-    "patch_judge_threshold": (
+    "patch_judge_threshold": Param(
         None,
         "judge rule: the least probability, 0 to 1, that people accept the swap in its sentence; None = the "
         "judge file's default (chosen on SWORDS: docs/methods.md §1.2); higher keeps fewer, surer pairs",
+        low=0,
+        high=1,
+        none_ok=True,
     ),
-    "patch_judge": (
+    "patch_judge": Param(
         None,
         "judge rule: the judge's weights file (JSON written by scripts/fit_patch_judge.py); None = the packaged one",
     ),
-    "patch_lm_drop": (
+    "patch_lm_drop": Param(
         CAUSAL_LM_MAX_DROP,
         "in-context rule: largest drop of the causal LM's log-likelihood log P(x ⊕ p) vs log P(x), in nats; "
         "larger keeps a pair in more sentences and fewer of those pairs keep the meaning, None drops the "
-        "check (measured: docs/methods.md §1.2)",
+        "check (docs/methods.md §1.2)",
+        low=0,
+        none_ok=True,
     ),
-    "neighbor_rule": (
+    "neighbor_rule": Param(
         DEFAULT_NEIGHBOR_RULE,
-        "which neighbours may be reported as x̃0 (and stand in so-beam's beam): 'natural' (every changed word keeps "
-        "the part of speech of the word it replaced; the causal-LM budget below), 'paper' (Algorithm 1 alone); "
+        f"which neighbours may be reported as x̃0 (and stand in so-beam's beam): {_rules(NEIGHBOR_RULES)}; "
         "docs/methods.md §1.1",
+        choices=tuple(NEIGHBOR_RULES),
     ),
-    "neighbor_lm_budget": (
+    "neighbor_lm_budget": Param(
         NEIGHBOR_LM_BUDGET,
         "natural rule: nats of causal-LM log P(x̃) each changed word may cost against x0, "
         "log P(x̃) >= log P(x0) - b * ||x̃ - x0||_0, checked on the vulnerable candidates before one is reported; "
-        "None drops the check (measured: docs/methods.md §1.1)",
+        "None drops the check (docs/methods.md §1.1)",
+        low=0,
+        none_ok=True,
     ),
-    "kappa": (KAPPA, "Algorithm 1: keep logits > max(L[kappa], L[0] - delta); paper kappa = 20"),
-    "delta": (DELTA, "Algorithm 1: paper delta = 3"),
-    "perplexity": (
+    "kappa": Param(KAPPA, "Algorithm 1: keep logits > max(L[kappa], L[0] - delta); paper kappa = 20", low=1),
+    "delta": Param(DELTA, "Algorithm 1: paper delta = 3", low=0),
+    "perplexity": Param(
         None,
         "median causal-LM perplexity of originals / vulnerable examples in the summary: True, "
         "False, or None = on when the causal LM is already cached here (no one-off load)",
+        choices=(None, True, False),
     ),
-    "causal_lm": (
+    "causal_lm": Param(
         None,
         "causal-LM slot for perplexity, the in-context patch rule's fit and the natural neighbour rule's budget "
         "(None = gpt2 online, gemma offline)",
     ),
-    "device": (None, "device of the word proposer (None = TextAttack's default device)"),
-    "masked_lm_dtype": (
-        None,
-        "weights dtype of the masked LM when loaded here: None = float32 (exact), 'bfloat16' "
-        "(CPU with native bf16: 2.8x faster, 96.9 % of neighbours kept), 'float16' (CUDA), "
-        "'auto'",
-    ),
+    "device": Param(None, "device of the word proposer (None = TextAttack's default device)"),
+    "masked_lm_dtype": MASKED_LM_DTYPE,
 }
 
 
@@ -126,7 +145,7 @@ def double_perturbation_goal(model_wrapper, p, masked_lm=None):
     # x ⊕ p): the query budget counts both.
     #
     rule = p["patch_rule"]
-    if not isinstance(rule, PatchRule):
+    if not isinstance(rule, PatchRule):  # a name: built with the recipe's models, shared with the neighbourhood
         rule = build_patch_rule(
             rule,
             masked_lm=masked_lm,
@@ -136,19 +155,22 @@ def double_perturbation_goal(model_wrapper, p, masked_lm=None):
             judge_threshold=p["patch_judge_threshold"],
             judge_file=p["patch_judge"],
         )
+    #
+    # Not in the paper (docs/methods.md §1.1): a vulnerable candidate is reported only when the neighbour rule
+    # keeps the sentence its substitutions make together; a refused one is not vulnerable and the search goes on.
+    #
     goal_function = SecondOrderClassification(
-        model_wrapper, load_synonyms(p["synonyms"]), query_budget=p["query_budget"], patch_rule=rule
+        model_wrapper,
+        load_synonyms(p["synonyms"]),
+        query_budget=p["query_budget"],
+        patch_rule=rule,
+        neighbor_rule=neighbor_rule(p),
     )
     #
     # Algorithm 1: the position holding the patch word p1 is never modified, and no neighbour
     # brings p1 or p2 in elsewhere (x ⊕ p stays one swap).
     #
     constraints = [PatchWordModification(goal_function), PatchWordsUnique(goal_function)]
-    #
-    # Not in the paper (docs/methods.md §1.1): a vulnerable candidate is reported only when the neighbour rule
-    # keeps the sentence its substitutions make together; a refused one is not vulnerable and the search goes on.
-    #
-    goal_function.neighbor_rule = neighbor_rule(p)
     return goal_function, constraints
 
 

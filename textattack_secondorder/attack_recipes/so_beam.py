@@ -11,6 +11,7 @@ https://arxiv.org/abs/2104.05232 (docs/methods.md §1)
 
 from ..search_methods import SecondOrderBeamSearch
 from ..transformations.neighborhood import WordSwapNeighborhood
+from .param import Param
 from .recipe import SORecipe
 from .second_order import COMMON_PARAMS, double_perturbation_goal, second_order_attack
 
@@ -26,21 +27,24 @@ class SOBeam(SORecipe):
     name = "so-beam"
     PARAMS = dict(
         COMMON_PARAMS,
-        beam_width=(20, "Algorithm 2: beam size beta = 20"),
-        max_depth=(6, "Algorithm 2: at most k = 6 substitutions"),
-        expand_chunk=(
+        beam_width=Param(20, "Algorithm 2: beam size beta = 20", low=1),
+        max_depth=Param(6, "Algorithm 2: at most k = 6 substitutions", low=1),
+        expand_chunk=Param(
             1,
             "beam members expanded per batch, best first, stopping at the first chunk with a vulnerable "
             "example (same neighbourhood, success and distance; 0 = whole beam, Algorithm 2's "
             "best-of-step choice; docs/methods.md §9)",
+            low=0,
         ),
-        neighbor_lm_beam=(
+        neighbor_lm_beam=Param(
             False,
             "natural neighbour rule: also hold the beam's survivors of each step to the causal-LM budget (by "
             "default they pass the part-of-speech check and leave out what the budget already refused); "
             "docs/methods.md §1.1",
         ),
-        query_budget=(50_000, "model queries per example, x and x ⊕ p counted separately (reference code: 50,000)"),
+        query_budget=Param(
+            50_000, "model queries per example, x and x ⊕ p counted separately (reference code: 50,000)", low=1
+        ),
     )
 
     @classmethod

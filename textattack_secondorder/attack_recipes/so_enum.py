@@ -11,6 +11,7 @@ attack"). https://arxiv.org/abs/2104.05232 (docs/methods.md §1)
 
 from ..search_methods import SecondOrderEnumeration
 from ..transformations.neighborhood import WordSwapNeighborhood
+from .param import Param
 from .recipe import SORecipe
 from .second_order import COMMON_PARAMS, double_perturbation_goal, second_order_attack
 
@@ -21,9 +22,11 @@ class SOEnum(SORecipe):
     name = "so-enum"
     PARAMS = dict(
         COMMON_PARAMS,
-        max_distance=(2, "enumerate Neighbor_k for k <= 2 (paper: small neighbourhood, k = 2)"),
-        eval_batch_size=(256, "candidates per goal-function call (early stop between batches)"),
-        query_budget=(100_000, "model queries per example (reference code: 100,000); enumeration is exponential"),
+        max_distance=Param(2, "enumerate Neighbor_k for k <= 2 (paper: small neighbourhood, k = 2)", low=1),
+        eval_batch_size=Param(256, "candidates per goal-function call (early stop between batches)", low=1),
+        query_budget=Param(
+            100_000, "model queries per example (reference code: 100,000); enumeration is exponential", low=1
+        ),
     )
 
     @classmethod

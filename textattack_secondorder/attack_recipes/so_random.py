@@ -11,6 +11,7 @@ https://arxiv.org/abs/2104.05232 (docs/methods.md §1.4)
 
 from ..search_methods import RandomNeighborhoodWalk
 from ..transformations.neighborhood import WordSwapNeighborhood
+from .param import Param
 from .recipe import SORecipe
 from .second_order import COMMON_PARAMS, double_perturbation_goal, second_order_attack
 
@@ -21,9 +22,9 @@ class SORandom(SORecipe):
     name = "so-random"
     PARAMS = dict(
         COMMON_PARAMS,
-        max_depth=(6, "A.1: randomly replacing up to 6 words"),
-        seed=(0, "random seed of the walk"),
-        query_budget=(50_000, "model queries per example"),
+        max_depth=Param(6, "A.1: randomly replacing up to 6 words", low=1),
+        seed=Param(0, "random seed of the walk", low=0),
+        query_budget=Param(50_000, "model queries per example", low=1),
     )
 
     @classmethod

@@ -29,6 +29,7 @@ from ..models.probe import probe_model
 from ..search_methods import SPAttackSearch
 from ..transformations.word_swap_word_list import WordSwapWordList
 from .input_guard import GuardedAttack
+from .param import Param
 from .recipe import RecipeParameterError, SORecipe
 
 
@@ -37,27 +38,30 @@ class SPAttack(SORecipe):
 
     name = "sp-attack"
     PARAMS = {
-        "kappa": (
+        "kappa": Param(
             None,
             "saved flip capabilities (JSON/CSV from `textattack-so flip-capability`) or a "
             "FlipCapabilityResult; None = compute with EUBA first",
         ),
-        "top_m": (50, "§4: the top M = 50 words by κ"),
-        "max_successes": (50, "§4: stop after k = 50 misclassified candidates"),
-        "query_batch_size": (32, "candidates per model query batch"),
-        "weighting": (
+        "top_m": Param(50, "§4: the top M = 50 words by κ", low=1),
+        "max_successes": Param(50, "§4: stop after k = 50 misclassified candidates", low=1),
+        "query_batch_size": Param(32, "candidates per model query batch", low=1),
+        "weighting": Param(
             "paper",
             "joint criterion weights: 'paper' (α=3 on cos, β=20 on PPL ratio) or 'code' "
             "(the released code: 20 on cos, 3 on PPL ratio)",
+            choices=("paper", "code"),
         ),
-        "similarity_threshold": (0.8, "§6: a success needs sentence-encoder cosine > 0.8 (USE in the paper)"),
-        "sentence_encoder": (None, "sentence-encoder slot (USE online, all-MiniLM-L6-v2 offline)"),
-        "causal_lm": (None, "causal-LM slot for perplexity (gpt2 online, gemma offline)"),
-        "seed": (0, "pool shuffle seed"),
-        "kappa_dataset": ("mr", "when κ is computed here: dataset ('mr' or a CSV with text,label)"),
-        "kappa_examples": (1000, "when κ is computed here: training sentences (paper: 1,000)"),
-        "kappa_m": (512, "when κ is computed here: EUBA early stop m (paper default 512)"),
-        "device": (None, "device for the encoder / language model"),
+        "similarity_threshold": Param(
+            0.8, "§6: a success needs sentence-encoder cosine > 0.8 (USE in the paper)", low=-1, high=1
+        ),
+        "sentence_encoder": Param(None, "sentence-encoder slot (USE online, all-MiniLM-L6-v2 offline)"),
+        "causal_lm": Param(None, "causal-LM slot for perplexity (gpt2 online, gemma offline)"),
+        "seed": Param(0, "pool shuffle seed", low=0),
+        "kappa_dataset": Param("mr", "when κ is computed here: dataset ('mr' or a CSV with text,label)"),
+        "kappa_examples": Param(1000, "when κ is computed here: training sentences (paper: 1,000)", low=1),
+        "kappa_m": Param(512, "when κ is computed here: EUBA early stop m (paper default 512)", low=1),
+        "device": Param(None, "device for the encoder / language model"),
     }
 
     @classmethod

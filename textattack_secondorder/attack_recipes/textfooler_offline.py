@@ -33,6 +33,7 @@ from ..resources import load_synonyms, sentence_encoder_constraint
 from ..resources.stopwords import TEXTFOOLER_STOPWORDS
 from ..transformations.word_swap_synonym_list import WordSwapSynonymList
 from .input_guard import GuardedAttack
+from .param import Param
 from .recipe import SORecipe
 
 
@@ -41,23 +42,27 @@ class TextFoolerOffline(SORecipe):
 
     name = "textfooler-offline"
     PARAMS = {
-        "synonyms": (
-            None,
-            "word->synonyms JSON; None = the synonyms slot (counter-fitted online, packaged list offline)",
+        "synonyms": Param(
+            None, "word->synonyms JSON; None = the synonyms slot (counter-fitted online, packaged list offline)"
         ),
-        "max_candidates": (50, "swap candidates per word (TextFooler: 50 nearest neighbours)"),
-        "sentence_encoder": (
-            None,
-            "sentence-encoder slot value ('use', a SentenceTransformer path); None = slot default",
+        "max_candidates": Param(50, "swap candidates per word (TextFooler: 50 nearest neighbours)", low=1),
+        "sentence_encoder": Param(
+            None, "sentence-encoder slot value ('use', a SentenceTransformer path); None = slot default"
         ),
-        "use_sentence_encoder": (True, "apply the sentence-similarity constraint"),
+        "use_sentence_encoder": Param(True, "apply the sentence-similarity constraint"),
         # TextFooler's code forgets to divide the angle by pi: 1 - 0.5/pi = 0.840845057 (TextAttack's note).
-        "similarity_threshold": (
+        "similarity_threshold": Param(
             0.840845057,
             "minimum angular similarity in a 15-word window (TextFooler via TextAttack)",
+            low=-1,
+            high=1,
         ),
-        "pos": (False, "part-of-speech constraint (needs flair's POS model, a download)"),
-        "wir_method": ("delete", "word importance ranking of GreedyWordSwapWIR (TextFooler: delete)"),
+        "pos": Param(False, "part-of-speech constraint (needs flair's POS model, a download)"),
+        "wir_method": Param(
+            "delete",
+            "word importance ranking of GreedyWordSwapWIR (TextFooler: delete)",
+            choices=("unk", "delete", "weighted-saliency", "gradient", "random"),
+        ),
     }
 
     @classmethod

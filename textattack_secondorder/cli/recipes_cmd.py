@@ -32,13 +32,14 @@ def run(args):
 
 
 def parameters(cls):
-    """``[(name, default, help)]`` of a recipe class's ``PARAMS`` (``name -> (default, help)``, or a record
-    with ``default`` and ``help``)."""
+    """``[(name, default, help)]`` of a recipe class's ``PARAMS`` (records with ``default``, ``help`` and, where
+    the parameter has them, its bounds or choices: ``allowed()``)."""
     rows = []
     for name, spec in cls.PARAMS.items():
-        default = getattr(spec, "default", None) if not isinstance(spec, tuple) else spec[0]
-        text = getattr(spec, "help", "") if not isinstance(spec, tuple) else (spec[1] if len(spec) > 1 else "")
-        rows.append((name, default, text))
+        text = spec.help
+        if getattr(spec, "choices", None) is not None or getattr(spec, "low", None) is not None:
+            text = f"{text} [{spec.allowed()}]"
+        rows.append((name, spec.default, text))
     return rows
 
 

@@ -67,7 +67,8 @@ class PatchWordSelector:
         model_wrapper: a TextAttack ``ModelWrapper`` (outputs logits or probabilities).
         synonyms: mapping word -> synonyms (``SynonymList`` or dict; keys lower-case).
         batch_size: model batch size for single-word queries.
-        rule: the :class:`~.patch_rules.PatchRule` candidates must pass (default: none, the paper's text).
+        rule: the :class:`~.patch_rules.PatchRule` candidates must pass when ``select`` and ``keeps`` are not
+            handed one (default: none, the paper's text).
     """
 
     def __init__(self, model_wrapper, synonyms, batch_size=256, rule=None):
@@ -109,13 +110,15 @@ class PatchWordSelector:
         counts = Counter(w.lower() for w in words)
         return [i for i, w in enumerate(words) if counts[w.lower()] == 1]
 
-    def select(self, attacked_text):
+    def select(self, attacked_text, rule=None):
         """Return ``(PatchPair, None)``, or ``(None, reason)`` when the input has no usable pair (a
-        :class:`~.patch_rules.SkipReason`: the text, and its kind code as ``.kind``)."""
+        :class:`~.patch_rules.SkipReason`: the text, and its kind code as ``.kind``). ``rule``: the patch rule
+        (None: the selector's own)."""
+        rule = rule if rule is not None else self.rule
         words = attacked_text.words
         if not words:
             return None, SkipReason("empty text: no words to patch", NO_PATCH_WORD)
-        more = self.rule.more(attacked_text, self.once(words)) if self.rule.more is not None else None
+        more = rule.more(attacked_text, self.once(words)) if rule.more is not None else None
         cands = self.candidates(words, more)
         if not cands:
             return None, SkipReason(
@@ -126,17 +129,19 @@ class PatchWordSelector:
             (PatchPair(p1, p2, i, float(np.abs(scores[p2] - scores[p1]).sum())) for p1, p2, i in cands),
             key=lambda p: (-p.score, p.index),
         )
-        if not self.rule.constraints:
+        if not rule.constraints:
             return ranked[0], None
-        k, refused = self.rule.first_kept(attacked_text, [apply_patch(attacked_text, p) for p in ranked])
+        k, refused = rule.first_kept(attacked_text, [apply_patch(attacked_text, p) for p in ranked])
         if k is None:
             why = ", ".join(f"{n} by {name}" for name, n in refused.items())
-            why = f"{NO_PAIR_KEPT} ({len(ranked)} candidate pairs; refused {why}; patch_rule={self.rule.name!r})"
+            why = f"{NO_PAIR_KEPT} ({len(ranked)} candidate pairs; refused {why}; patch_rule={rule.name!r})"
             return None, SkipReason(why, PAIR_NOT_KEPT)
         return ranked[k], None
 
-    def keeps(self, attacked_text, patch):
-        """True when the rule keeps ``patch`` in ``attacked_text`` (a vulnerable example it will report)."""
-        if not self.rule.constraints:
+    def keeps(self, attacked_text, patch, rule=None):
+        """True when ``rule`` (None: the selector's own) keeps ``patch`` in ``attacked_text`` (a vulnerable example
+        it will report)."""
+        rule = rule if rule is not None else self.rule
+        if not rule.constraints:
             return True
-        return self.rule.first_kept(attacked_text, [apply_patch(attacked_text, patch)])[0] is not None
+        return rule.first_kept(attacked_text, [apply_patch(attacked_text, patch)])[0] is not None

@@ -28,6 +28,7 @@ from textattack.goal_function_results import ClassificationGoalFunctionResult, G
 from textattack.goal_functions import ClassificationGoalFunction
 from textattack.shared import utils
 
+from .patch_rules import PatchRule, build_patch_rule
 from .patch_words import PatchWordSelector, apply_patch
 
 logger = logging.getLogger(__name__)
@@ -125,26 +126,34 @@ class SecondOrderClassification(ClassificationGoalFunction):
         synonyms: word -> synonyms mapping for patch words (``SynonymList`` / dict).
         query_budget: model queries per example (each candidate costs two).
         model_batch_size: texts per model call; a candidate and its patched twin share a batch.
-        patch_rule: the :class:`~.patch_rules.PatchRule` a patch pair must pass, in ``x0`` when it is
-            chosen and in every vulnerable example reported (default: none, the paper's text).
+        patch_rule: the rule a patch pair must pass, in ``x0`` when it is chosen and in every vulnerable
+            example reported: a :class:`~.patch_rules.PatchRule`, or a rule's name (built with the slots'
+            default models; default ``"paper"``, the paper's text: no check).
+        neighbor_rule: the :class:`~.neighbor_rules.NeighborRule` a vulnerable ``x`` must pass against ``x0``
+            before it is reported (None: none, Algorithm 1 alone).
+
+    The goal function owns both rules (``self.patch_rule``, ``self.neighbor_rule``); its
+    :class:`~.patch_words.PatchWordSelector` applies the patch rule it is handed.
     """
 
     def __init__(
-        self, model_wrapper, synonyms, query_budget=float("inf"), model_batch_size=32, patch_rule=None, **kwargs
+        self,
+        model_wrapper,
+        synonyms,
+        query_budget=float("inf"),
+        model_batch_size=32,
+        patch_rule="paper",
+        neighbor_rule=None,
+        **kwargs,
     ):
         super().__init__(model_wrapper, query_budget=query_budget, model_batch_size=model_batch_size, **kwargs)
-        self.patch_selector = PatchWordSelector(
-            model_wrapper, synonyms, batch_size=max(model_batch_size, 64), rule=patch_rule
-        )
+        self.patch_rule = patch_rule if isinstance(patch_rule, PatchRule) else build_patch_rule(patch_rule or "paper")
+        self.neighbor_rule = neighbor_rule  # judges x̃ against x0 before it is reported (docs/methods.md §1.1)
+        self.patch_selector = PatchWordSelector(model_wrapper, synonyms, batch_size=max(model_batch_size, 64))
         self.patch = None
         self.skip_reason = None
         self.refused_vulnerable = 0  # vulnerable candidates whose patch swap the rule refused in their context
-        self.neighbor_rule = None  # judges x̃ against x0 before it is reported (docs/methods.md §1.1); None: none
         self.refused_unnatural = 0  # vulnerable candidates the neighbour rule refused
-
-    @property
-    def patch_rule(self):
-        return self.patch_selector.rule
 
     # -- per example ----------------------------------------------------------
     def init_attack_example(self, attacked_text, ground_truth_output):
@@ -152,7 +161,7 @@ class SecondOrderClassification(ClassificationGoalFunction):
         self.ground_truth_output = ground_truth_output
         self.num_queries = 0
         self._start = time.perf_counter()
-        self.patch, self.skip_reason = self.patch_selector.select(attacked_text)
+        self.patch, self.skip_reason = self.patch_selector.select(attacked_text, self.patch_rule)
         if self.patch is None:
             logger.info("skipping %r: %s", attacked_text.text[:80], self.skip_reason)
             probs = self._call_model([attacked_text])[0] if attacked_text.words else None
@@ -231,7 +240,7 @@ class SecondOrderClassification(ClassificationGoalFunction):
             part = order[start : start + NATURAL_CHUNK]
             natural = self._natural([texts[k] for k in part])
             for k, ok in zip(part, natural):
-                if ok and self.patch_selector.keeps(texts[k], self.patch):
+                if ok and self.patch_selector.keeps(texts[k], self.patch, self.patch_rule):
                     return flips
                 flips[k] = False
                 if ok:

@@ -25,6 +25,10 @@ DEFAULT_TOP_K = 21
 WORD_PATTERN = re.compile(r"^[^\W\d_]+$")  # letters only (any script), no digits/underscore/punctuation
 
 
+#: the names ``resolve_dtype`` takes (None: float32); a torch dtype is taken as well
+MASKED_LM_DTYPES = (None, "float32", "fp32", "bfloat16", "bf16", "float16", "fp16", "auto")
+
+
 def resolve_dtype(dtype, device):
     """Torch dtype for a masked LM: ``None``/``"float32"`` (default, exact), ``"bfloat16"``,
     ``"float16"`` (CUDA only) or ``"auto"`` (float16 on CUDA, bfloat16 on a CPU with native
