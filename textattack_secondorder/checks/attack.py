@@ -4,11 +4,9 @@ accuracy under attack (docs/methods.md §8)."""
 
 import re
 
+from ..shared.errors import UsageError
 from ..shared.recipe_params import SPLIT, parse_recipe_params
 from .base import AT_LEAST, AT_MOST, COUNT, EXECUTION_PARAMS, NON_NEGATIVE, SAMPLING_SETTINGS, Check, Evaluation, Metric
-
-# TextAttack (recipes, sweeps, metrics) and pandas inside functions: `check CONFIG` and `check --init` load
-# every check module before any work, and stay free of TextAttack and torch (0.4 s instead of ~20 s; measured).
 
 SWEEP_SETTINGS = {
     "recipe": ("sp-attack", str, "recipe name, with parameters as NAME^a=1,b='x'"),
@@ -52,7 +50,6 @@ def recipe_measured_with(recipe, prefix="recipe"):
 def validate_recipe(recipe):
     """The recipe's name is known and its parameters are allowed (one line, exit code 2)."""
     from ..attack_recipes.build import attack_recipes, checked_recipe, textattack_recipes
-    from ..shared.errors import UsageError
 
     name = recipe.partition(SPLIT)[0]
     if name not in attack_recipes() and name not in textattack_recipes():

@@ -21,7 +21,7 @@ from pathlib import Path
 from .._version import __version__
 from ..datasets.examples import load_examples
 from ..distributed import ClusterOptions
-from ..models.fingerprint import spec_fingerprint
+from ..models.fingerprint import model_fingerprint, spec_fingerprint
 from ..models.loading import load_model_wrapper
 from ..models.probe import probe_model
 from ..shared.digest import content_digest
@@ -76,8 +76,6 @@ class GateContext:
                     "victim (mr-cnn, mr-lstm, mr-bow, mr-minilm), a model folder, file.py[^variable] "
                     "or a reachable hub id"
                 ) from None
-            from ..models.fingerprint import model_fingerprint
-
             self.model_fingerprint = model_fingerprint(self._model)
         return self._model
 

@@ -1,8 +1,6 @@
 """``single_word`` check: robustness ρ (train split) or ρ* (test split) by EUBA, through the code path of
 ``textattack-so flip-capability`` (sharded, resumable, ``--ray``; docs/methods.md §2, §7, §8)."""
 
-from ..evaluation.flip_capability import compute_flip_capability
-from ..models.token_classifier import TokenClassifier
 from ..shared.digest import content_digest
 from .base import AT_LEAST, COUNT, NON_NEGATIVE, Check, Evaluation, Metric
 
@@ -28,6 +26,9 @@ class SingleWordCheck(Check):
     }
 
     def evaluate(self, context, folder):
+        from ..evaluation.flip_capability import compute_flip_capability
+        from ..models.token_classifier import TokenClassifier
+
         s = self.settings
         model = context.model
         TokenClassifier.require_access(model, "flip capability κ/ρ", name=context.spec)

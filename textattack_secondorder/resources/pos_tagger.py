@@ -10,9 +10,9 @@ cached, since the goal function asks for the same sentence again when it checks 
 import threading
 from collections import OrderedDict
 
-from ..shared.text import word_offsets
+import spacy
 
-# spaCy inside PosTagger: optional at import time (the CLI and the plugin import this package cheaply).
+from ..shared.text import word_offsets
 
 
 class PosTagger:
@@ -22,8 +22,6 @@ class PosTagger:
     _LOCK = threading.Lock()
 
     def __init__(self, name, cache_size=4096):
-        import spacy
-
         keep = {"tok2vec", "tagger", "attribute_ruler"}
         try:
             module = __import__(name)

@@ -13,10 +13,9 @@ Nothing here loads a model at import time.
 
 import re
 
-from ...shared.device import resolve_device, torch_dtype
+import torch
 
-# torch inside functions: the CLI imports this module at parse time (resources.proposers), and
-# `textattack-so --help` stays free of torch (~0.5 s, not ~6 s more with torch; measured).
+from ...shared.device import resolve_device, torch_dtype
 
 # Candidates per position unless the caller asks otherwise: κ + 1 for the paper's κ = 20, so
 # the neighbourhood rule can read L[κ] (docs/methods.md §1.1).
@@ -34,8 +33,6 @@ def resolve_dtype(dtype, device):
     AVX512-BF16): bfloat16 runs 2.8x faster and keeps 96.9 % of the neighbours float32 keeps
     (Jaccard of the kept sets); int8 dynamic quantisation kept only 49 %, so it is not offered.
     """
-    import torch
-
     if isinstance(dtype, str) and dtype.lower() == "auto":
         if device.type == "cuda":
             return torch.float16
@@ -117,8 +114,6 @@ class WordProposer:
 
 def topk_rows(scores, k, decode):
     """Top-k of each row of a 2-D tensor as lists of (token, float)."""
-    import torch
-
     k = min(k, scores.shape[-1])
     vals, idx = torch.topk(scores, k, dim=-1)
     vals = vals.tolist()
