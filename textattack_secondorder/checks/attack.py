@@ -117,8 +117,8 @@ class AttackCheck(Check):
     """An adversarial attack: the share of examples it breaks, the one-word share, accuracy left."""
 
     kind = "attack"
-    # default tolerances (docs/methods.md §8.2): above the spread over 6 sampling seeds of the starter's sp-attack
-    # on mr-cnn (benchmarks/gate_spread.py): success rate and ASR1 range 4.2, 3 sd 6.5 points; accuracy 3.3 / 5.2
+    # default tolerances: above the spread over 6 sampling seeds of the starter's sp-attack on mr-cnn
+    # (docs/methods.md §8.2, benchmarks/gate_spread.py)
     METRICS = {
         "success_rate": Metric(AT_MOST, "%", "attack success rate (successful / attacked)", 10.0, (0, 100)),
         "asr1": Metric(

@@ -206,7 +206,7 @@ def run_checks(config, out, options=None, progress=True, say=print, prepare=None
         keys[check.name] = check_key(context, check, keys)
         stored[check.name] = store.load(check.name, keys[check.name])
     if prepare is not None and any(record is None for record in stored.values()):
-        prepare()  # only when something is evaluated: a re-judge of stored evaluations stays well under 1 s
+        prepare()  # only when something is evaluated: re-judging stored evaluations stays quick (docs/methods.md §8.2)
     for check in order:
         if stored[check.name] is None:
             check.validate()

@@ -9,8 +9,8 @@ class SingleWordCheck(Check):
     """Single-word robustness: the share of (sentence, word) pairs that no single-word change of that word flips."""
 
     kind = "single_word"
-    # default tolerance (docs/methods.md §8.2): EUBA does not sample (spread 0 over 6 seeds on mr-cnn): 0.01 of ρ
-    # is the smallest change flagged
+    # default tolerance: EUBA does not sample, so the smallest change worth flagging, 0.01 of ρ (docs/methods.md
+    # §8.2)
     METRICS = {
         "rho": Metric(
             AT_LEAST, "", "ρ = 1 − mean κ over the correctly classified examples (ρ* on the test split)", 0.01, (0, 1)

@@ -8,7 +8,7 @@ import dataclasses
 
 # GloVe's 30,000 most frequent words join the training vocabulary: the embedding is frozen, so
 # words the attack swaps in (or test words) that training never saw keep their meaning instead of
-# becoming [UNK]. Measured on the MR test split: +1 to +3 points for every word model.
+# becoming [UNK] (what it gave on the MR test split: docs/methods.md §10.1).
 EXTRA_GLOVE_WORDS = 30000
 
 

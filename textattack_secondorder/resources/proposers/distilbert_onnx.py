@@ -51,10 +51,9 @@ MAX_TOKENS = 512
 MASK, CLS, SEP, PAD = "[MASK]", "[CLS]", "[SEP]", "[PAD]"
 
 #: How lower-case input is shown to the cased encoder. "capitalize" upper-cases the first letter of
-#: the sentence (and the pronoun "i"); "as-given" feeds it unchanged. On 661 masked words of 38 MR
-#: validation sentences (not the benchmark's held-out ones) recall@10 was 0.368 vs 0.363 — a tie
-#: within noise; "capitalize" is kept as the input closer to what the encoder was trained on
-#: (docs/methods.md §5.4; data/distilbert_mlm_head.json, "casing_check_mr_validation").
+#: the sentence (and the pronoun "i"); "as-given" feeds it unchanged. The two tie on recall; "capitalize"
+#: is kept as the input closer to what the encoder was trained on (docs/methods.md §5.4;
+#: data/distilbert_mlm_head.json, "casing_check_mr_validation").
 CASINGS = ("as-given", "capitalize")
 DEFAULT_CASING = "capitalize"
 
