@@ -76,9 +76,8 @@ setup(
         # The next two caps are not ours: our code and tests run on transformers 4.57 and 5.x. They say
         # what pip's default install must end with anyway: TextAttack 0.3.11 requires flair, whose newest
         # release (0.15.1) caps transformers<5, and transformers 4.x needs huggingface_hub<1.0. Left
-        # unsaid, pip picks the newest first and backtracks (dry runs of `pip install ".[offline,dev]"`:
-        # without the hub cap, 37 transformers 4.x releases downloaded before we stopped it; without the
-        # transformers cap, all 44 5.x releases). For transformers 5: scripts/install_transformers5.sh.
+        # unsaid, pip picks the newest first and backtracks through dozens of releases (docs/methods.md
+        # §5.3). For transformers 5: scripts/install_transformers5.sh.
         "transformers>=4.45,<5",
         "huggingface_hub>=0.34,<1.0",
         "datasets>=2.14",

@@ -12,7 +12,7 @@ transformers = pytest.importorskip("transformers")
 
 from conftest import bert_tokenizer  # noqa: E402
 from textattack_secondorder import resources  # noqa: E402
-from textattack_secondorder.resources import ResourceError, resolution  # noqa: E402
+from textattack_secondorder.resources import ResourceError, builders, resolution  # noqa: E402
 from textattack_secondorder.resources import proposers as wp  # noqa: E402
 from textattack_secondorder.transformations.neighborhood import select_neighbor_words  # noqa: E402
 
@@ -160,7 +160,7 @@ OFFLINE = resources.SLOTS["masked_lm"].offline
 def fake_builder(monkeypatch):
     """The masked-LM builder records the value it is asked for instead of loading a model."""
     built = []
-    monkeypatch.setitem(resources.loaders.BUILDERS, "masked_lm", lambda value, **kw: built.append(value) or value)
+    monkeypatch.setitem(builders.BUILDERS, "masked_lm", lambda value, **kw: built.append(value) or value)
     return built
 
 

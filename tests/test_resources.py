@@ -4,7 +4,7 @@ loaders agree for every slot, online and offline."""
 import pytest
 
 from textattack_secondorder import resources
-from textattack_secondorder.resources import loaders, resolution
+from textattack_secondorder.resources import builders, resolution
 
 PUBLIC_LOADERS = {
     "masked_lm": resources.load_word_proposer,
@@ -29,7 +29,7 @@ def recorded(monkeypatch):
         return build
 
     for slot in resources.SLOTS:
-        monkeypatch.setitem(loaders.BUILDERS, slot, recorder(slot))
+        monkeypatch.setitem(builders.BUILDERS, slot, recorder(slot))
         monkeypatch.delenv(resources.SLOTS[slot].env, raising=False)
     return built
 

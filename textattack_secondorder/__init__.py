@@ -23,8 +23,7 @@ def register():
     import hook installed by ``textattack_secondorder_hook.pth``); call it by
     hand if you set ``TEXTATTACK_SECONDORDER_NO_HOOK=1``.
     """
-    # .plugin imported here, not at the top: `import textattack_secondorder` takes ~0.8 ms instead of
-    # ~18 ms with it (plugin.hook imports logging), measured with `python -X importtime`.
+    # .plugin here, not at the top: every `textattack-so` start imports this package, and .plugin imports NLTK
     from .plugin import register as register_with_textattack
 
     return register_with_textattack()

@@ -16,6 +16,12 @@ One floor above :mod:`..evaluation` and :mod:`..sweeps`, below :mod:`..cli`:
 * :mod:`.results` — ``results.json``; :mod:`.junit` — ``junit.xml``; :mod:`.summary` — the console table
   and ``summary.md``; :mod:`.report` — ``report.html`` and writing every output;
 * :mod:`.starter` — the commented starter config of ``check --init``, and its measured form (``--model``).
+
+Like the command line (:mod:`..cli`), the config side stays light: :mod:`.config`, :mod:`.starter` and the
+check classes (their settings and metrics) import only :mod:`..shared` and :mod:`..models.catalogue` at their
+top, so reading and checking a config and ``check --init`` import neither torch nor TextAttack. The rest of the
+library is imported at the start of the function that uses it (a check's ``evaluate``, a recipe's validation)
+and at the top of :mod:`.runner`, which only running the checks imports.
 """
 
 from .attack import AttackCheck

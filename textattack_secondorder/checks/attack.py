@@ -4,11 +4,9 @@ accuracy under attack (docs/methods.md §8)."""
 
 import re
 
+from ..shared.errors import UsageError
 from ..shared.recipe_params import SPLIT, parse_recipe_params
 from .base import AT_LEAST, AT_MOST, COUNT, EXECUTION_PARAMS, NON_NEGATIVE, SAMPLING_SETTINGS, Check, Evaluation, Metric
-
-# TextAttack (recipes, sweeps, metrics) and pandas inside functions: `check CONFIG` and `check --init` load
-# every check module before any work, and stay free of TextAttack and torch (0.4 s instead of ~20 s; measured).
 
 SWEEP_SETTINGS = {
     "recipe": ("sp-attack", str, "recipe name, with parameters as NAME^a=1,b='x'"),
@@ -52,7 +50,6 @@ def recipe_measured_with(recipe, prefix="recipe"):
 def validate_recipe(recipe):
     """The recipe's name is known and its parameters are allowed (one line, exit code 2)."""
     from ..attack_recipes.build import attack_recipes, checked_recipe, textattack_recipes
-    from ..shared.errors import UsageError
 
     name = recipe.partition(SPLIT)[0]
     if name not in attack_recipes() and name not in textattack_recipes():
@@ -120,8 +117,8 @@ class AttackCheck(Check):
     """An adversarial attack: the share of examples it breaks, the one-word share, accuracy left."""
 
     kind = "attack"
-    # default tolerances (docs/methods.md §8.2): above the spread over 6 sampling seeds of the starter's sp-attack
-    # on mr-cnn (benchmarks/gate_spread.py): success rate and ASR1 range 4.2, 3 sd 6.5 points; accuracy 3.3 / 5.2
+    # default tolerances: above the spread over 6 sampling seeds of the starter's sp-attack on mr-cnn
+    # (docs/methods.md §8.2, benchmarks/gate_spread.py)
     METRICS = {
         "success_rate": Metric(AT_MOST, "%", "attack success rate (successful / attacked)", 10.0, (0, 100)),
         "asr1": Metric(

@@ -4,17 +4,14 @@
 
 from .base import AT_MOST, COUNT, NON_NEGATIVE, Check, Evaluation, Metric
 
-# evaluation.bias and the neighbourhood (TextAttack) inside evaluate(): `check CONFIG` and `check --init` load
-# every check module before any work, and stay free of TextAttack and torch (0.4 s instead of ~20 s; measured).
-
 
 class BiasCheck(Check):
     """Counterfactual bias of protected pairs: fail when |B| or the interval's distance from zero is too large."""
 
     kind = "bias"
-    # default tolerances (docs/methods.md §8.2): over 6 seeds on mr-cnn |B| at k = 1 does not move (levels below
-    # sample_from_k are exact) and the bootstrap moves ci_excess by 0.0006: 0.01 of probability is the smallest
-    # change flagged
+    # default tolerances: |B| at k = 1 does not move over seeds (levels below sample_from_k are exact) and the
+    # bootstrap's spread of ci_excess is far below 0.01 of probability, the smallest change flagged
+    # (docs/methods.md §8.2)
     METRICS = {
         "max_abs_b": Metric(AT_MOST, "prob.", "largest |B_{p,k}| over the pairs at level k", 0.01, (0, 1)),
         "ci_excess": Metric(

@@ -9,7 +9,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from ..models.victims import VICTIMS
+from ..models.catalogue import VICTIMS
 from .base import COUNT, NON_NEGATIVE, Allowed, ConfigError
 from .registry import CHECKS
 

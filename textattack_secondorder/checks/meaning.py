@@ -3,16 +3,13 @@
 
 from .base import AT_LEAST, Check, Evaluation, Metric
 
-# evaluation.meaning inside evaluate(): `check CONFIG` and `check --init` load every check module before any
-# work, and stay free of pandas and sacrebleu (0.4 s; ~0.8 s more with them; measured).
-
 
 class MeaningCheck(Check):
     """Meaning preservation of an attack's successful adversarial examples."""
 
     kind = "meaning"
-    # default tolerances (docs/methods.md §8.2): mean chrF of sp-attack's examples over 6 seeds on mr-cnn: range
-    # 0.026, 3 sd 0.032; success % stayed at 100 (a ceiling hides its spread): the attack's own 10 points
+    # default tolerances: above the spread of sp-attack's mean chrF over 6 seeds on mr-cnn; success % sat at its
+    # ceiling (which hides its spread), so it takes the attack's own tolerance (docs/methods.md §8.2)
     METRICS = {
         "mean_chrf": Metric(
             AT_LEAST, "chrF", "mean source chrF s_src(x, x̂) of the successful adversarial examples (0-1)", 0.05, (0, 1)

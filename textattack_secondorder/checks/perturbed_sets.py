@@ -2,19 +2,15 @@
 (FlagEval; finished sets kept in ``parts/`` for resume, adversarial level sharded / ``--ray``;
 docs/methods.md §4, §8)."""
 
-from ..resources import load_word_proposer
 from .base import AT_LEAST, AT_MOST, COUNT, NON_NEGATIVE, SHARE, Check, ConfigError, Evaluation, Metric
-
-# evaluation.robustness, recipes and sweeps (TextAttack) inside functions: `check CONFIG` and `check --init`
-# load every check module before any work, and stay free of TextAttack and torch (0.4 s, not ~20 s; measured).
 
 
 class PerturbedSetsCheck(Check):
     """Accuracy on perturbed copies of the evaluation set and the robustness index."""
 
     kind = "perturbed_sets"
-    # default tolerances (docs/methods.md §8.2): over 6 seeds of the typos and swaps on 200 mr-cnn test sentences
-    # RB ranged 0.048 (3 sd 0.063), the lowest accuracy 6 points (3 sd 6.1); on 30 sentences 0.17 and 13 points
+    # default tolerances: above the spread over 6 seeds of the typos and swaps on 200 mr-cnn test sentences (on 30
+    # sentences it is far larger; docs/methods.md §8.2)
     METRICS = {
         "rb_index": Metric(
             AT_MOST, "", "RB = (1/T) Σ (Acc_org − Acc_i)/Acc_org (smaller is more robust)", 0.1, (None, 1)
@@ -40,6 +36,7 @@ class PerturbedSetsCheck(Check):
     def perturbations(self, context, examples, folder):
         from ..attack_recipes.build import build_attack
         from ..evaluation import robustness as rb
+        from ..resources import load_word_proposer
         from ..sweeps.task import adversarial_task
 
         s, out, skipped = self.settings, [], {}

@@ -21,7 +21,7 @@ from pathlib import Path
 from .._version import __version__
 from ..datasets.examples import load_examples
 from ..distributed import ClusterOptions
-from ..models.fingerprint import spec_fingerprint
+from ..models.fingerprint import model_fingerprint, spec_fingerprint
 from ..models.loading import load_model_wrapper
 from ..models.probe import probe_model
 from ..shared.digest import content_digest
@@ -76,8 +76,6 @@ class GateContext:
                     "victim (mr-cnn, mr-lstm, mr-bow, mr-minilm), a model folder, file.py[^variable] "
                     "or a reachable hub id"
                 ) from None
-            from ..models.fingerprint import model_fingerprint
-
             self.model_fingerprint = model_fingerprint(self._model)
         return self._model
 
@@ -208,7 +206,7 @@ def run_checks(config, out, options=None, progress=True, say=print, prepare=None
         keys[check.name] = check_key(context, check, keys)
         stored[check.name] = store.load(check.name, keys[check.name])
     if prepare is not None and any(record is None for record in stored.values()):
-        prepare()  # only when something is evaluated: a re-judge of stored evaluations stays well under 1 s
+        prepare()  # only when something is evaluated: re-judging stored evaluations stays quick (docs/methods.md §8.2)
     for check in order:
         if stored[check.name] is None:
             check.validate()

@@ -18,8 +18,8 @@ class SecondOrderCheck(Check):
     """Second-order attack: how many test examples have a vulnerable example nearby, and how near."""
 
     kind = "second_order"
-    # default tolerances (docs/methods.md §8.2): SO-Beam has no sampling (spread 0 over 6 seeds on mr-cnn):
-    # one sentence of the starter's 30 (3.3 points) and 0.2 words are the smallest changes flagged
+    # default tolerances: SO-Beam does not sample, so the smallest changes worth flagging: one sentence of the
+    # starter's 30 and 0.2 words (docs/methods.md §8.2)
     METRICS = {
         "vulnerable_per_100": Metric(
             AT_MOST,

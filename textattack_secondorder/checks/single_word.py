@@ -1,8 +1,6 @@
 """``single_word`` check: robustness ρ (train split) or ρ* (test split) by EUBA, through the code path of
 ``textattack-so flip-capability`` (sharded, resumable, ``--ray``; docs/methods.md §2, §7, §8)."""
 
-from ..evaluation.flip_capability import compute_flip_capability
-from ..models.token_classifier import TokenClassifier
 from ..shared.digest import content_digest
 from .base import AT_LEAST, COUNT, NON_NEGATIVE, Check, Evaluation, Metric
 
@@ -11,8 +9,8 @@ class SingleWordCheck(Check):
     """Single-word robustness: the share of (sentence, word) pairs that no single-word change of that word flips."""
 
     kind = "single_word"
-    # default tolerance (docs/methods.md §8.2): EUBA does not sample (spread 0 over 6 seeds on mr-cnn): 0.01 of ρ
-    # is the smallest change flagged
+    # default tolerance: EUBA does not sample, so the smallest change worth flagging, 0.01 of ρ (docs/methods.md
+    # §8.2)
     METRICS = {
         "rho": Metric(
             AT_LEAST, "", "ρ = 1 − mean κ over the correctly classified examples (ρ* on the test split)", 0.01, (0, 1)
@@ -28,6 +26,9 @@ class SingleWordCheck(Check):
     }
 
     def evaluate(self, context, folder):
+        from ..evaluation.flip_capability import compute_flip_capability
+        from ..models.token_classifier import TokenClassifier
+
         s = self.settings
         model = context.model
         TokenClassifier.require_access(model, "flip capability κ/ρ", name=context.spec)

@@ -11,6 +11,8 @@ import re
 from .._version import __version__
 from ..shared.files import atomic_write_text
 from .base import AT_MOST
+from .config import parse_config_text
+from .registry import CHECKS
 from .verdict import fmt
 
 DEFAULT_PATH = "robustness.toml"
@@ -111,16 +113,12 @@ def starter_text(model="mr-cnn"):
 
 def starter_config(model, path="robustness.toml"):
     """The starter config on ``model``, parsed and checked (a :class:`~.base.ConfigError` names a bad model)."""
-    from .config import parse_config_text
-
     return parse_config_text(starter_text(model), path)
 
 
 def measured_threshold(verdict):
     """The value measured, moved by the metric's default tolerance towards worse, rounded outwards and
     kept inside the metric's bounds; ``None`` when nothing was measured."""
-    from .registry import CHECKS
-
     metric = CHECKS[verdict.kind].METRICS[verdict.metric]
     if verdict.value is None or verdict.value != verdict.value:
         return None
@@ -136,8 +134,6 @@ def measured_threshold(verdict):
 def measured_starter(model, verdicts):
     """The starter text on ``model`` with every threshold set from ``verdicts`` (a run of the starter's
     checks on ``model``), each with a comment: value, model, date, fingerprint, tolerance."""
-    from .registry import CHECKS
-
     by_name = {v.name: v for v in verdicts}
     fingerprint = next((v.model_fingerprint for v in verdicts if v.model_fingerprint), "")
     day = datetime.date.today().isoformat()

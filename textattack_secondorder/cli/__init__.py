@@ -3,8 +3,13 @@
 Each sub-command lives in its own module of this package and exposes
 ``add_parser(subparsers)``, which registers an ``argparse`` sub-parser whose
 ``func`` default runs the command. ``SUBCOMMANDS`` lists them, in the order of ``--help``.
-The command modules import the library inside their ``run`` functions, so building the
-parser (and ``textattack-so --help``) imports neither torch nor TextAttack.
+
+This is the one place that decides what the command line costs at start-up. A command module
+imports at its top only what its parser needs: the standard library, :mod:`.common` and the
+help texts and names of :mod:`..shared.specs` (which imports nothing). The library is imported
+in one block at the start of the function that runs the command (``run``, or a step it calls).
+So building the parsers (``textattack-so --help``) imports no library module, neither torch nor
+TextAttack, and the library modules import what they use at their top.
 """
 
 import argparse

@@ -1,19 +1,7 @@
 """``textattack-so attack-sweep``: every recipe against every model on one dataset, sharded, resumable, on Ray."""
 
-# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
-
-from ..datasets.examples import load_examples
-from ..models.loading import MODEL_SPEC_HELP
-from .common import (
-    add_cluster_args,
-    add_dataset_args,
-    add_device_args,
-    cluster_options,
-    non_negative_int,
-    positive_int,
-    screen_rows,
-    write_skipped,
-)
+from ..shared.specs import MODEL_SPEC_HELP
+from .common import add_cluster_args, add_dataset_args, add_device_args, non_negative_int, positive_int
 
 
 def add_parser(subparsers):
@@ -47,9 +35,13 @@ def run(args):
     import pandas as pd
 
     from ..attack_recipes.build import checked_recipe
+    from ..datasets.examples import load_examples
+    from ..distributed import ClusterOptions
     from ..metrics import asr1
     from ..models.loading import load_model_wrapper
+    from ..models.probe import screen_rows
     from ..plugin.extensions import extend_textattack
+    from ..shared.inputs import write_skipped
     from ..sweeps import run_attack_sweep
 
     extend_textattack()  # our CSV columns and summary rows in the attacks run here, also with the import hook off
@@ -62,7 +54,7 @@ def run(args):
         recipes,
         examples,
         args.out,
-        cluster_options(args),
+        ClusterOptions.from_settings(vars(args)),
         seed=args.random_seed,
         query_budget=args.query_budget,
         device=args.device,

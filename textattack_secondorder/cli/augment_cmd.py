@@ -9,12 +9,11 @@ Rows are screened first (docs/methods.md §6): a bad text, a label that is not a
 unchanged, with its reason in ``skip_reason``, and never augmented.
 """
 
-# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
-
 import csv
+import os
 
 from ..shared.errors import UsageError
-from .common import add_device_args, non_negative_int, positive_int, screen_rows
+from .common import add_device_args, non_negative_int, positive_int
 
 
 def add_parser(subparsers):
@@ -36,11 +35,12 @@ def add_parser(subparsers):
 
 
 def run(args):
-    import os
-
     import pandas as pd
+    from tqdm.auto import tqdm
 
     from ..augmentation.sp_defense import SPDefenseAugmenter, special_word_table
+    from ..models.loading import load_model_wrapper
+    from ..models.probe import screen_rows
     from ..shared.files import atomic_write_text
 
     if os.path.exists(args.output_csv) and not args.overwrite:
@@ -52,8 +52,6 @@ def run(args):
     labels = df[args.label_column].tolist() if has_label else [None] * len(df)
     model = None
     if args.model:
-        from ..models.loading import load_model_wrapper
-
         model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     good, skipped = screen_rows(
         list(zip(df[args.text_column].tolist(), labels)), model, labelled=has_label, indexed=True
@@ -68,8 +66,6 @@ def run(args):
     except ValueError as e:  # a mode without what it needs (a model, a special-word table): one line, exit code 2
         raise UsageError(str(e)) from None
     rows = []
-    from tqdm.auto import tqdm
-
     augmented = {}
     for _ in tqdm(range(args.transformations_per_example), desc="sp-augment passes"):
         batch = aug.augment_examples(examples) if examples else []

@@ -1,19 +1,6 @@
 """``textattack-so bias``: counterfactual token bias B_{p,k} over natural neighbourhoods (Zhang et al. 2021, §4)."""
 
-# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
-
-from ..datasets.examples import load_examples
-from ..models.loading import load_model_wrapper
-from .common import (
-    add_cluster_args,
-    add_dataset_args,
-    add_model_args,
-    cluster_options,
-    non_negative_int,
-    positive_int,
-    screen_rows,
-    write_skipped,
-)
+from .common import add_cluster_args, add_dataset_args, add_model_args, non_negative_int, positive_int
 
 
 def add_parser(subparsers):
@@ -68,7 +55,14 @@ def add_parser(subparsers):
 
 
 def run(args):
+    import pandas as pd
+
+    from ..datasets.examples import load_examples
+    from ..distributed import ClusterOptions
     from ..evaluation.bias import CounterfactualBias
+    from ..models.loading import load_model_wrapper
+    from ..models.probe import screen_rows
+    from ..shared.inputs import write_skipped
     from ..transformations.neighborhood import WordSwapNeighborhood
 
     model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
@@ -94,14 +88,12 @@ def run(args):
         texts,
         args.pairs,
         out_dir=args.out,
-        options=cluster_options(args),
+        options=ClusterOptions.from_settings(vars(args)),
         model_spec=args.model,
         masked_lm=args.masked_lm,
         device=args.device,
     )
     write_skipped(skipped, f"{args.out}/skipped_rows.csv")
-    import pandas as pd
-
     with pd.option_context("display.width", 140, "display.max_rows", 500):
         print(report.table.to_string(index=False, float_format=lambda v: f"{v:+.4f}"))
     print("\ncounts (#original at k=0, #perturbed at k=max):")

@@ -1,11 +1,11 @@
 """``textattack-so check CONFIG``: one robustness gate for CI (docs/methods.md §8); parsing and printing only."""
 
-# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
-
+import os
 import sys
 import time
 
-from .common import CLUSTER_KEYS, add_cluster_args
+from ..shared.specs import CLUSTER_FLAGS
+from .common import add_cluster_args
 
 # Exit codes (docs/methods.md §8.3): 0 every check passes; 1 a check fails (its threshold or its
 # baseline); 2 a bad config, baseline or model (one line); 3 nothing fails, but a check could not be
@@ -101,7 +101,7 @@ def load(args):
     from ..checks.config import load_config
 
     config = load_config(args.config)
-    config.run.update({k: getattr(args, k) for k in CLUSTER_KEYS if getattr(args, k) is not None})
+    config.run.update({k: getattr(args, k) for k in CLUSTER_FLAGS if getattr(args, k) is not None})
     baseline = load_baseline(args.baseline) if args.baseline else None
     return config, baseline
 
@@ -156,8 +156,6 @@ def init(args):
             return _error(e)
         print(f"wrote {path}; run it with: textattack-so check {path}")
         return 0
-    import os
-
     if os.path.exists(args.init):
         return _error(f"{args.init} exists; not overwriting it (remove it or give another path: --init PATH)")
     start = time.time()

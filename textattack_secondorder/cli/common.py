@@ -1,17 +1,15 @@
-"""Shared command-line arguments: the victim model and the texts, named the way TextAttack users name them."""
+"""Shared command-line arguments: the victim model and the texts, named the way TextAttack users name them.
 
-# Imports inside the helpers: every command parser imports this; `textattack-so --help` stays ~0.5 s (measured).
+Argument parsing only: the help texts and names come from :mod:`..shared.specs`, which imports nothing.
+"""
 
 import argparse
 
-from ..datasets.examples import DATASET_SPEC_HELP as DATASET_HELP
-from ..distributed import ClusterOptions
-from ..models.loading import MODEL_SPEC_HELP as MODEL_HELP
-from ..shared.device import DTYPES
+from ..shared.specs import DATASET_SPEC_HELP, DTYPES, MODEL_SPEC_HELP
 
 
 def add_model_args(parser):
-    parser.add_argument("--model", required=True, help=MODEL_HELP)
+    parser.add_argument("--model", required=True, help=MODEL_SPEC_HELP)
     add_device_args(parser)
     parser.add_argument("--model-batch-size", type=positive_int, default=64, help="texts per model call")
 
@@ -31,7 +29,7 @@ def add_device_args(parser, dtype=True):
 
 
 def add_dataset_args(parser, default_split="test"):
-    parser.add_argument("--dataset", default="mr", help=DATASET_HELP)
+    parser.add_argument("--dataset", default="mr", help=DATASET_SPEC_HELP)
     parser.add_argument("--split", default=default_split, help="split of a named dataset (train/test)")
     parser.add_argument("--text-column", default="text", help="CSV column holding the text")
     parser.add_argument("--label-column", default="label", help="CSV column holding the label")
@@ -56,44 +54,10 @@ non_negative_int = _int_at_least(0)
 positive_int = _int_at_least(1)
 
 
-def screen_rows(examples, model=None, labelled=True, indexed=False):
-    """Probe the victim once, then drop the rows that cannot be used (docs/methods.md §6) and say so.
-
-    Returns ``(good [(text, label)], skipped [(row, text, label, reason)])`` (``indexed``: good as
-    ``[(row, text, label)]``); a victim with unusable outputs raises ``ModelProbeError`` (one line,
-    exit code 2). Without a model, labels are checked for being class numbers only.
-    """
-    from ..models.probe import probe_model
-    from ..shared.inputs import bad_text_reason, screen_examples, skipped_summary
-
-    num_classes = None
-    if model is not None:
-        num_classes = probe_model(model, [t for t, _ in examples if not bad_text_reason(t)][:2])
-    good, skipped = screen_examples(examples, num_classes, labelled=labelled)
-    if skipped:
-        kinds = ", ".join(f"{k} {n}" for k, n in skipped_summary(skipped).items())
-        print(f"skipping {len(skipped)} of {len(examples)} rows for bad input ({kinds})")
-    return (good if indexed else [(t, y) for _, t, y in good]), skipped
-
-
-def write_skipped(skipped, path):
-    """Write the skipped rows (with ``skip_reason``) to ``path`` when there are any; returns the path or None."""
-    if not skipped:
-        return None
-    from ..shared.files import atomic_write_text
-    from ..shared.inputs import skipped_rows_csv
-
-    atomic_write_text(path, skipped_rows_csv(skipped))
-    print(f"wrote the {len(skipped)} skipped row(s) and their reasons to {path}")
-    return path
-
-
-CLUSTER_KEYS = ("ray", "shards", "workers", "threads_per_worker", "gpus_per_worker")
-
-
 def add_cluster_args(parser, unit="examples", overrides=None):
-    """``--ray [ADDRESS]``, ``--shards N`` and the worker placement flags (docs/methods.md §7), as ``args``'
-    :data:`CLUSTER_KEYS`. ``overrides``: the name of a table the flags override (``check``: the config's
+    """``--ray [ADDRESS]``, ``--shards N`` and the worker placement flags (docs/methods.md §7), as the
+    :data:`~..shared.specs.CLUSTER_FLAGS` of ``args`` (``ClusterOptions.from_settings(vars(args))`` reads
+    them). ``overrides``: the name of a table the flags override (``check``: the config's
     ``[run]``); then a flag not given is None and the table's value (or its default) stands."""
     title = "cluster (pip install 'textattack-secondorder[ray]')"
     g = parser.add_argument_group(title if overrides is None else f"{title}; override the {overrides}")
@@ -126,10 +90,3 @@ def add_cluster_args(parser, unit="examples", overrides=None):
     g.add_argument(
         "--gpus-per-worker", type=float, default=default(0.0), help="GPUs per actor (e.g. 1, or 0.5 to share; 0)"
     )
-
-
-def cluster_options(args):
-    """The :class:`~..distributed.ClusterOptions` of the ``add_cluster_args`` flags: the one object every
-    command passes inward as ``options=`` (built by ``ClusterOptions.from_settings``, as ``check`` builds it
-    from its config's ``[run]`` table)."""
-    return ClusterOptions.from_settings(vars(args))

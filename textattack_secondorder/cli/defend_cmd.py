@@ -1,10 +1,6 @@
 """``textattack-so defend``: fine-tune a classifier with SP-Defense (or the Rand baseline) and save it."""
 
-# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
-
-from ..datasets.examples import load_examples
-from ..models.loading import load_model_wrapper
-from .common import add_dataset_args, add_model_args, non_negative_int, positive_int, screen_rows, write_skipped
+from .common import add_dataset_args, add_model_args, non_negative_int, positive_int
 
 
 def add_parser(subparsers):
@@ -61,8 +57,13 @@ def run(args):
     import numpy as np
 
     from ..augmentation.gradient import default_gradient_candidates
+    from ..datasets.examples import load_examples
     from ..defense import save_model, train_defense
+    from ..defense.training import _default_lr
+    from ..models.loading import load_model_wrapper
+    from ..models.probe import screen_rows
     from ..models.token_classifier import TokenClassifier
+    from ..shared.inputs import write_skipped
 
     model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     TokenClassifier.require_access(model, "SP-Defense training", name=args.model)  # one line, exit code 2
@@ -75,8 +76,6 @@ def run(args):
             return None
         probs = TokenClassifier.from_model_wrapper(model, device=args.device).predict_texts([t for t, _ in test])
         return float(np.mean(probs.argmax(1) == np.array([y for _, y in test])))
-
-    from ..defense.training import _default_lr
 
     candidates = args.gradient_candidates or default_gradient_candidates(model.model)
     before = acc()

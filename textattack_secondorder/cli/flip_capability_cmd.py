@@ -2,20 +2,7 @@
 
 from pathlib import Path
 
-from ..datasets.examples import load_examples
-from ..evaluation.flip_capability import compute_flip_capability, format_summary
-from ..models.loading import load_model_wrapper
-from ..models.token_classifier import TokenClassifier
-from .common import (
-    add_cluster_args,
-    add_dataset_args,
-    add_model_args,
-    cluster_options,
-    non_negative_int,
-    positive_int,
-    screen_rows,
-    write_skipped,
-)
+from .common import add_cluster_args, add_dataset_args, add_model_args, non_negative_int, positive_int
 
 
 def add_parser(subparsers):
@@ -53,6 +40,14 @@ def add_parser(subparsers):
 
 
 def run(args):
+    from ..datasets.examples import load_examples
+    from ..distributed import ClusterOptions
+    from ..evaluation.flip_capability import compute_flip_capability, format_summary
+    from ..models.loading import load_model_wrapper
+    from ..models.probe import screen_rows
+    from ..models.token_classifier import TokenClassifier
+    from ..shared.inputs import write_skipped
+
     model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     TokenClassifier.require_access(model, "flip capability κ/ρ", name=args.model)  # one line, exit code 2
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
@@ -69,7 +64,7 @@ def run(args):
         "rows skipped for bad input": len(skipped),
     }
     folder = out.with_suffix(".shards")
-    options = cluster_options(args)
+    options = ClusterOptions.from_settings(vars(args))
     # the one path (docs/methods.md §7): shards in this process, one after another, or on Ray; finished
     # shards and the progress of a running one are kept in OUT.shards/ and reused by a re-run
     result = compute_flip_capability(
@@ -93,14 +88,10 @@ def run(args):
             f"{stats.num_shards} shards: {stats.computed} computed ({stats.continued} continued from saved "
             f"progress), {stats.reused} reused from {folder}"
         )
-    _write(args, result, skipped, out, method)
-    return 0
-
-
-def _write(args, result, skipped, out, method):
     write_skipped(skipped, out.with_suffix(".skipped.csv"))
     result.save(out)
     result.plot_histogram(out.with_suffix(".png"))
     star = "*" if args.split == "test" else ""
     print(format_summary(result, method, star=star, top=args.top))
     print(f"wrote {out}, {out.with_suffix('.csv')}, {out.with_suffix('.png')}")
+    return 0

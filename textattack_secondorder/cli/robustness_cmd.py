@@ -7,23 +7,10 @@ English→Spanish→English; skipped with a message when Apertium is missing) an
 ``--surrogate``). Writes a table, CSV, JSON, the perturbed sets and one HTML report.
 """
 
-# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
-
 import logging
 import time
 
-from ..datasets.examples import load_examples
-from ..models.loading import load_model_wrapper
-from .common import (
-    add_cluster_args,
-    add_dataset_args,
-    add_model_args,
-    cluster_options,
-    non_negative_int,
-    positive_int,
-    screen_rows,
-    write_skipped,
-)
+from .common import add_cluster_args, add_dataset_args, add_model_args, non_negative_int, positive_int
 
 logger = logging.getLogger(__name__)
 
@@ -101,7 +88,13 @@ def add_parser(subparsers):
 
 def _perturbations(args, examples, model):
     """The perturbation objects for ``--levels`` and the levels that had to be skipped (level -> reason)."""
+    from ..attack_recipes.build import build_attack
+    from ..distributed import ClusterOptions
     from ..evaluation import robustness as rb
+    from ..models.loading import load_model_wrapper
+    from ..plugin.extensions import extend_textattack
+    from ..resources import load_word_proposer
+    from ..sweeps.task import adversarial_task
 
     levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]
     unknown = [lv for lv in levels if lv not in rb.LEVELS]
@@ -120,8 +113,6 @@ def _perturbations(args, examples, model):
             )
         elif level == "word":
             if args.word_source == "mlm":
-                from ..resources import load_word_proposer
-
                 out.append(
                     rb.WordPerturbation(
                         proposer=load_word_proposer(args.masked_lm, device=args.device),
@@ -147,10 +138,6 @@ def _perturbations(args, examples, model):
                 print(f"skipping the sentence level: {e}")
                 skipped[level] = str(e)
         elif level == "adversarial":
-            from ..attack_recipes.build import build_attack
-            from ..plugin.extensions import extend_textattack
-            from ..sweeps.task import adversarial_task
-
             extend_textattack()  # our CSV columns and summary rows in the attacks, also with the import hook off
             attacked = model
             if args.surrogate:
@@ -165,7 +152,7 @@ def _perturbations(args, examples, model):
                     adversarial_task(attack, args.seed, args.query_budget, args.device),
                     surrogate_name=args.surrogate,
                     model_spec=args.surrogate or args.model,
-                    options=cluster_options(args),
+                    options=ClusterOptions.from_settings(vars(args)),
                     shard_dir=f"{args.out}/parts/adversarial",
                 )
             )
@@ -173,14 +160,17 @@ def _perturbations(args, examples, model):
 
 
 def run(args):
+    from ..datasets.examples import load_examples
     from ..evaluation import robustness as rb
+    from ..models.loading import load_model_wrapper
+    from ..models.probe import screen_rows
+    from ..resources.synonyms import read_synonym_file
+    from ..shared.inputs import write_skipped
 
     start = time.time()
     if args.synonyms and not args.reuse and args.word_source == "synonyms" and "word" in args.levels:
         # a list the user named is read before anything loads: missing, malformed or empty is one
         # line naming it (SynonymFileError, exit code 2); only an unavailable slot default skips the level
-        from ..resources.synonyms import read_synonym_file
-
         read_synonym_file(args.synonyms)
     model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     settings = {"model": args.model, "command": "textattack-so robustness"}

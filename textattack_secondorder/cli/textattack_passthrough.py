@@ -6,9 +6,9 @@ A fallback for environments where the start-up hook is switched off
 --help`` ends with our recipes, their parameters and how to pass them (:mod:`.recipes_cmd`).
 """
 
-# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
-
 import sys
+
+from .recipes_cmd import describe
 
 TEXTATTACK_COMMANDS = (
     "attack",
@@ -33,27 +33,26 @@ def add_parser(subparsers):
 
 
 def run(args):
-    from textattack_secondorder import register
+    from .. import register
 
-    register()
-    if "--asr1" in args.rest:
-        # ASR1 (Xu et al.): success rate counting only one-word adversarial examples
-        from textattack_secondorder.metrics.asr1 import ASR1, ROW
-        from textattack_secondorder.plugin.extensions import EXTRA_METRICS
-
-        args.rest = [a for a in args.rest if a != "--asr1"]
-        EXTRA_METRICS[ROW] = ASR1()
+    register()  # imports TextAttack with our NLTK data in place, also with the hook off; then adds our recipes
+    # TextAttack's command line and our parts that import TextAttack: after register()
     from textattack.commands.textattack_cli import main as textattack_main
 
+    from ..attack_recipes.build import attack_recipes
+    from ..metrics.asr1 import ASR1, ROW
+    from ..plugin.extensions import EXTRA_METRICS
+
+    if "--asr1" in args.rest:
+        # ASR1 (Xu et al.): success rate counting only one-word adversarial examples
+        args.rest = [a for a in args.rest if a != "--asr1"]
+        EXTRA_METRICS[ROW] = ASR1()
     argv = sys.argv
     sys.argv = ["textattack", args.textattack_command, *args.rest]
     try:
         textattack_main()
     except SystemExit as e:
         if args.textattack_command == "attack" and {"-h", "--help"} & set(args.rest):
-            from ..attack_recipes.build import attack_recipes
-            from .recipes_cmd import describe
-
             print("\n" + describe(attack_recipes()))  # after TextAttack's own help: what we add
         raise SystemExit(e.code) from None
     finally:

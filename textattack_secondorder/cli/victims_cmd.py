@@ -1,7 +1,5 @@
 """``textattack-so train-victims`` and ``textattack-so data``: demo victims and the MR corpus."""
 
-# Library imports inside run(): `textattack-so --help` takes ~0.5 s, not ~20 s with TextAttack at the top (measured).
-
 import json
 import logging
 import sys
@@ -54,8 +52,10 @@ def _table(rows, cols):
 
 
 def run_train_victims(args):
+    from ..models.victims import VICTIMS, UnknownVictimError, train_victim
+    from ..shared.files import atomic_write_text
+
     _setup_logging()
-    from textattack_secondorder.models.victims import VICTIMS, UnknownVictimError, train_victim
 
     names = args.names or list(VICTIMS)
     unknown = [n for n in names if n not in VICTIMS]
@@ -82,16 +82,15 @@ def run_train_victims(args):
         )
     print(_table(rows, ["name", "test_accuracy", "train_seconds", "device", "directory"]))
     if args.json:
-        from textattack_secondorder.shared.files import atomic_write_text
-
         atomic_write_text(args.json, json.dumps([r["_metrics"] for r in rows], indent=2) + "\n")
         print(f"wrote {args.json}")
     return 0
 
 
 def run_data(args):
+    from ..datasets.mr import LABEL_NAMES, MRDataError, corpus_dir, load_mr
+
     _setup_logging()
-    from textattack_secondorder.datasets.mr import LABEL_NAMES, MRDataError, corpus_dir, load_mr
 
     try:
         splits = {s: load_mr(s, source=args.source) for s in ("train", "test")}

@@ -10,7 +10,7 @@ the tagger reads an unknown name either way. A word of a name in ``x0`` (tagged 
 never changed: the masked LM fills a name's slot with "de" ("robert de , anne meara", "the santa de 2")
 and no tag tells that apart. A word spaCy splits (``by-the-numbers``, ``can't``) is read by its first
 piece's tag, which says nothing of the word: its position is not compared. Tags come from the
-``pos_tagger`` slot (spaCy, about 1 ms a sentence, cached per text).
+``pos_tagger`` slot (spaCy, cached per text; its speed: docs/methods.md §10.2).
 """
 
 from textattack.constraints import Constraint

@@ -25,6 +25,7 @@ were combined, is in docs/methods.md §1.2.
 """
 
 import numpy as np
+import torch
 
 from ..resources.wordnet import TABLE_SENSES, WORDNET_POS, sense_ranks
 from .patch_part_of_speech import UPOS_OF_TAG
@@ -54,8 +55,6 @@ def _shared_ends(a, b):
 
 def _body(model):
     """The transformer under a causal LM's vocabulary projection (Gemma: ``model``, GPT-2: ``transformer``)."""
-    import torch
-
     for name in ("model", "transformer"):
         body = getattr(model, name, None)
         if isinstance(body, torch.nn.Module):
@@ -70,8 +69,6 @@ def causal_signals(scorer, reference, texts, right_context=RIGHT_CONTEXT):
     Tokens past ``right_context`` after the swap cannot change the scores of the tokens before them (the
     model is causal), so each sequence is cut there.
     """
-    import torch
-
     tok = scorer.tokenizer
     full = [[scorer.bos] + tok(t, add_special_tokens=False)["input_ids"] for t in [reference, *texts]]
     ends = [_shared_ends(full[0], q) for q in full[1:]]
@@ -133,8 +130,6 @@ def masked_signals(proposer, words, index, new_words):
     """``(len(new_words), 4)`` array of :data:`MASKED` for ``words[index] -> w`` for each ``w`` of ``new_words``.
 
     ``proposer``: the offline DistilBERT proposer (its ``encoder`` and ``head``)."""
-    import torch
-
     enc = proposer.encoder
 
     def encode(ws):

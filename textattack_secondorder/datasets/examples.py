@@ -1,21 +1,18 @@
-"""``(text, label)`` examples from the names users type: ``mr``, a CSV file or a text file."""
-
-# pandas and the MR loader inside: the CLI imports this for help text; `textattack-so --help` stays ~0.5 s (measured).
+"""``(text, label)`` examples from the names users type: ``mr``, a CSV file or a text file
+(:data:`~..shared.specs.DATASET_SPEC_HELP`)."""
 
 import os
 
-DATASET_SPEC_HELP = "texts: 'mr' (movie-review sentences), a CSV file (see --text-column) or a text file, one per line"
+import pandas as pd
+
+from .mr import load_mr
 
 
 def load_examples(spec, split="test", text_column="text", label_column="label", limit=None):
     """List of ``(text, label)``; label is ``None`` for plain text files (and CSVs without a label column)."""
     if spec == "mr":
-        from .mr import load_mr
-
         data = load_mr(split)
     elif spec.endswith(".csv"):
-        import pandas as pd
-
         df = pd.read_csv(spec, keep_default_na=False)
         if text_column not in df.columns:
             raise ValueError(f"{spec} has no column {text_column!r}; columns: {', '.join(df.columns)}")

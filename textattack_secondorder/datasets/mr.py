@@ -35,12 +35,12 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+import datasets
+import textattack
+
 from ..resources import hub_available
 from ..resources.paths import cache_dir
 from ..shared.files import atomic_write_text
-
-# Hugging Face datasets and TextAttack inside functions: the CLI imports this module at parse time (through
-# datasets.examples), and `textattack-so --help` stays free of them (~0.5 s, not ~20 s with TextAttack; measured).
 
 logger = logging.getLogger(__name__)
 
@@ -216,8 +216,6 @@ def _hub_allowed():
 
 
 def _load_hub(split):
-    import datasets
-
     ds = datasets.load_dataset(HUB_NAME, split=split)
     return [(ex["text"], int(ex["label"])) for ex in ds]
 
@@ -251,8 +249,6 @@ def load_mr(split="train", source="auto", path=None, download=True):
 
 def mr_dataset(split="test", shuffle=False, **kwargs):
     """The MR split as a ``textattack.datasets.Dataset`` (input column ``text``)."""
-    import textattack
-
     return textattack.datasets.Dataset(
         load_mr(split, **kwargs), input_columns=["text"], label_names=list(LABEL_NAMES), shuffle=shuffle
     )

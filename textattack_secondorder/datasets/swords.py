@@ -18,6 +18,13 @@ import gzip
 import json
 import re
 
+import lemminflect
+import pandas as pd
+from textattack.shared import AttackedText
+
+from ..resources import load_pos_tagger
+from ..shared.text import match_case, word_offsets
+
 #: a substitute that is one word of letters (inner hyphens and apostrophes allowed)
 ONE_WORD = re.compile(r"^[A-Za-z]+(?:['-][A-Za-z]+)*$")
 ACCEPTABLE = 0.5  # the benchmark's threshold: acceptable when more than half say yes
@@ -66,13 +73,6 @@ def swords_swaps(path, tagger=None):
     ``pos`` (SWORDS's), ``score`` (share of yes votes) and ``acceptable`` (``score > 0.5``).
     ``tagger``: an object with ``tags(attacked_text)`` (default: the ``pos_tagger`` slot).
     """
-    import lemminflect
-    import pandas as pd
-    from textattack.shared import AttackedText
-
-    from ..resources import load_pos_tagger
-    from ..shared.text import match_case, word_offsets
-
     data = read_swords(path)
     tagger = tagger if tagger is not None else load_pos_tagger()
     subs = {}

@@ -25,10 +25,13 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from ..shared.errors import UserError
+import torch
+from tqdm.auto import tqdm
 
-# ray inside functions: optional (the [ray] extra). torch and tqdm too: the CLI imports this module at parse time
-# (ClusterOptions) and `textattack-so --help` must stay free of torch (~0.5 s, not ~6 s more with torch; measured).
+from ..shared.errors import UserError
+from ..shared.specs import CLUSTER_FLAGS
+
+# ray inside functions: optional (the [ray] extra)
 
 logger = logging.getLogger(__name__)
 
@@ -57,13 +60,7 @@ class ClusterOptions:
     max_retries: int = 3
 
     # the flag / config names (``--shards``, ``[run] shards``) of the fields
-    FLAGS = {
-        "ray": "ray",
-        "shards": "num_shards",
-        "workers": "workers",
-        "threads_per_worker": "threads_per_worker",
-        "gpus_per_worker": "gpus_per_worker",
-    }
+    FLAGS = CLUSTER_FLAGS
 
     @classmethod
     def from_settings(cls, settings):
@@ -122,8 +119,6 @@ class _Worker:
 
     def __init__(self, task, threads=None):
         if threads:
-            import torch
-
             torch.set_num_threads(int(threads))
         self.task = task
         self.state = task.setup()
@@ -201,8 +196,6 @@ def run_shards(task, shards, store, options=None, desc="shards", progress=True, 
         logger.info("%s: %d of %d shards already finished, reusing them", desc, stats.reused, len(shards))
     bar = None
     if progress:
-        from tqdm.auto import tqdm
-
         bar = tqdm(total=len(shards), initial=stats.reused, desc=desc, unit="shard")
     try:
         if todo and options.distributed:

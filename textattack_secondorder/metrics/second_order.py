@@ -78,9 +78,8 @@ class MedianPerplexity(Metric):
     ``rows="successful"``: the successful attacks only, originals and vulnerable examples of the same rows (their
     ratio compares like with like; it changes with whatever changes which rows succeed, the patch rule among
     them). ``rows="all"`` (originals only): every row whose original has words, skipped and failed ones included,
-    so the figure is the test set's whatever the rules (docs/methods.md §1.5). The paper reports GPT-2's median
-    (~165 originals → ~210 vulnerable on SST-2); the causal LM comes from the resources slot (GPT-2 online,
-    Gemma-3-270M offline).
+    so the figure is the test set's whatever the rules (docs/methods.md §1.5, with the paper's GPT-2 medians).
+    The causal LM comes from the resources slot (GPT-2 online, Gemma-3-270M offline).
     """
 
     def __init__(self, which="vulnerable", causal_lm=None, device=None, rows="successful"):

@@ -1,10 +1,11 @@
 """Victim models of textattack-secondorder; import each name from the module that defines it.
 
 * :mod:`.victims`: :func:`~.victims.load_victim` / :func:`~.victims.victim_dir` /
-  :func:`~.victims.train_victim` (``VICTIMS``, ``UnknownVictimError``): the demo victims
+  :func:`~.victims.train_victim` (``UnknownVictimError``): the demo victims
   ``mr-cnn``, ``mr-lstm``, ``mr-bow`` (Zhang et al. 2021 base models: frozen GloVe
   50d + one hidden layer of 100) and ``mr-minilm`` (fine-tuned all-MiniLM-L6-v2),
-  trained on first use and cached as Hugging Face model directories.
+  trained on first use and cached as Hugging Face model directories;
+  :mod:`.catalogue`: ``VICTIMS``, their names and training settings (imports nothing).
 * :mod:`.wrappers`: :class:`~.wrappers.SOModelWrapper`, the TextAttack model wrapper that pads per batch, not to 512.
 * :mod:`.token_classifier`: :class:`~.token_classifier.TokenClassifier`, the token-level view (ids,
   probabilities, masked gradients) for κ/ρ and SP-Defense.
@@ -15,5 +16,5 @@
 * :mod:`.word_models`: :func:`~.word_models.register_auto_classes` lets
   ``AutoModelForSequenceClassification`` (and ``textattack attack --model DIR``) load the word-level models.
 
-This file imports nothing, so ``models.victims`` / ``models.loading`` stay free of torch.
+This file imports nothing: importing one module (``models.catalogue``, say) does not import the others.
 """

@@ -5,12 +5,14 @@ would otherwise fail deep inside an attack or an evaluation, or silently give wr
 numbers. :func:`probe_model` calls it once on a few texts (the first examples, plus
 ordinary sentences so that there are always two) and raises :class:`ModelProbeError`
 naming the model and the shape or values it returned. :func:`check_outputs` is the
-same check for any later call.
+same check for any later call; :func:`screen_rows` probes once and drops the rows the
+victim cannot take, as every long ``textattack-so`` command does.
 """
 
 import numpy as np
 
 from ..shared.errors import UserError
+from ..shared.inputs import bad_text_reason, screen_examples, skipped_summary
 
 # Ordinary sentences every text classifier can take: the probe always has two rows.
 PROBE_TEXTS = ("the film is good and the acting is fine .", "a dull , boring movie .")
@@ -92,3 +94,20 @@ def probe_model(model_wrapper, texts=(), name=None):
                 return check_outputs(outputs, len(PROBE_TEXTS), name).shape[1]
         raise ModelProbeError(f"{name} raised {type(e).__name__} on the probe texts {batch!r}: {e}") from e
     return check_outputs(outputs, len(batch), name).shape[1]
+
+
+def screen_rows(examples, model=None, labelled=True, indexed=False):
+    """Probe the victim once, then drop the rows that cannot be used (docs/methods.md §6) and say so.
+
+    Returns ``(good [(text, label)], skipped [(row, text, label, reason)])`` (``indexed``: good as
+    ``[(row, text, label)]``); a victim with unusable outputs raises ``ModelProbeError`` (one line,
+    exit code 2). Without a model, labels are checked for being class numbers only.
+    """
+    num_classes = None
+    if model is not None:
+        num_classes = probe_model(model, [t for t, _ in examples if not bad_text_reason(t)][:2])
+    good, skipped = screen_examples(examples, num_classes, labelled=labelled)
+    if skipped:
+        kinds = ", ".join(f"{k} {n}" for k, n in skipped_summary(skipped).items())
+        print(f"skipping {len(skipped)} of {len(examples)} rows for bad input ({kinds})")
+    return (good if indexed else [(t, y) for _, t, y in good]), skipped

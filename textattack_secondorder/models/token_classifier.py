@@ -9,9 +9,8 @@ for Hugging Face classifiers and the package's word-level victims: anything with
 import re
 
 import numpy as np
+import torch
 
-# torch inside methods: the CLI imports this module at parse time (flip_capability_cmd), and
-# `textattack-so --help` must stay free of torch (~0.5 s, not ~6 s more with torch; measured).
 from ..shared.errors import UserError
 from .prediction import predict_logits
 from .probe import model_name
@@ -35,8 +34,6 @@ class TokenClassifier:
     """
 
     def __init__(self, model, tokenizer, device=None, batch_size=256, max_length=128):
-        import torch
-
         self.model = model.eval()
         self.tokenizer = tokenizer
         self.device = torch.device(device) if device else next(model.parameters()).device
@@ -97,8 +94,6 @@ class TokenClassifier:
 
     def predict(self, id_rows):
         """Probabilities for equal-length id rows (a 2-D LongTensor), in batches."""
-        import torch
-
         out = []
         with torch.no_grad():
             for s in range(0, len(id_rows), self.batch_size):
@@ -110,8 +105,6 @@ class TokenClassifier:
     def predict_labels(self, id_rows):
         """Predicted labels of equal-length id rows (a 2-D LongTensor on the model's device), one forward
         pass per ``batch_size`` rows; a LongTensor on the device (nothing is copied to the host)."""
-        import torch
-
         out = []
         with torch.no_grad():
             for s in range(0, len(id_rows), self.batch_size):
@@ -121,8 +114,6 @@ class TokenClassifier:
 
     def predict_texts(self, texts):
         """Probabilities for texts (padded to the longest in each batch)."""
-        import torch
-
         logits = predict_logits(
             self.model,
             self.tokenizer,
@@ -140,8 +131,6 @@ class TokenClassifier:
         """``log f(y|s_k)`` and ``∇_{e_mask} log f(y|s_k)`` for the ``l`` masked copies, one batched pass.
 
         float64; numpy arrays, or with ``as_numpy=False`` tensors left on the model's device."""
-        import torch
-
         emb = self.model.get_input_embeddings()
         base = torch.tensor(ids, device=self.device)
         logps, grads = [], []

@@ -2,8 +2,8 @@
 
 Everything is seeded (``torch.manual_seed`` and a seeded batch order drawn on the CPU, so the batches
 are the same on every device) and shows a tqdm progress bar. ``device`` (default: TextAttack's rule,
-CUDA when there is one; ``train-victims --device``) holds the model, every batch and the gradients:
-on 2 CPU cores the word models take seconds and MiniLM ~20 minutes, on a GPU MiniLM takes seconds.
+CUDA when there is one; ``train-victims --device``) holds the model, every batch and the gradients
+(how long each victim takes on a CPU and on a GPU: docs/methods.md §10.1).
 MiniLM is loaded in float32 whatever precision its checkpoint has.
 """
 

@@ -1,13 +1,16 @@
 """Demo victim classifiers on movie-review polarity, trained on first use and cached.
 
-==========  ==========================================================  ====================================
-name        model                                                       MR test accuracy (80/20, seed 0)
-==========  ==========================================================  ====================================
-mr-cnn      word CNN on frozen GloVe 50d, 100 filters of width 3        73.9 % (measured; see metrics.json)
-mr-lstm     LSTM on frozen GloVe 50d, 100 units                         74.3 %
-mr-bow      bag of words on frozen GloVe 50d, hidden layer of 100       72.4 %
-mr-minilm   all-MiniLM-L6-v2 fine-tuned for 2 epochs (max_length 64)    81.4 %
-==========  ==========================================================  ====================================
+==========  ==========================================================
+name        model
+==========  ==========================================================
+mr-cnn      word CNN on frozen GloVe 50d, 100 filters of width 3
+mr-lstm     LSTM on frozen GloVe 50d, 100 units
+mr-bow      bag of words on frozen GloVe 50d, hidden layer of 100
+mr-minilm   all-MiniLM-L6-v2 fine-tuned for 2 epochs (max_length 64)
+==========  ==========================================================
+
+Their MR test accuracy (80/20 split, seed 0) is in each victim's ``metrics.json``; the figures when
+they were added: docs/methods.md §10.1.
 
 The three word models are the base models of Zhang et al. 2021 (Double
 Perturbation, NAACL): "GloVe + one hidden layer of 100". Each victim is a
@@ -21,7 +24,6 @@ A victim is trained in a temporary folder and renamed into place when
 complete, so an interrupted training never leaves half a model.
 """
 
-import dataclasses
 import json
 import logging
 import os
@@ -29,56 +31,20 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
 from ..datasets.mr import load_mr
 from ..resources.paths import cache_dir
+from ..shared.device import torch_dtype
 from ..shared.files import atomic_write_text
-
-# transformers, torch (training, word_models, wrappers) inside functions: this catalogue (VICTIMS, victim_path) is
-# imported by models.fingerprint at CLI parse time and by `check` to validate a config, which stay free of torch
-# (`textattack-so --help` ~0.5 s, not ~15 s with transformers; measured).
+from . import training
+from .catalogue import VICTIMS
+from .word_models import register_auto_classes
+from .wrappers import DEFAULT_BATCH_SIZE, SOModelWrapper
 
 logger = logging.getLogger(__name__)
 
 METRICS_FILE = "metrics.json"
-# GloVe's 30,000 most frequent words join the training vocabulary: the embedding is frozen, so
-# words the attack swaps in (or test words) that training never saw keep their meaning instead of
-# becoming [UNK]. Measured on the MR test split: +1 to +3 points for every word model.
-EXTRA_GLOVE_WORDS = 30000
-
-
-@dataclasses.dataclass(frozen=True)
-class VictimSpec:
-    name: str
-    kind: str  # "word" or "minilm"
-    description: str
-    train_kwargs: dict = dataclasses.field(default_factory=dict)
-    dataset: str = "mr"
-
-
-VICTIMS = {
-    spec.name: spec
-    for spec in [
-        VictimSpec(
-            "mr-cnn",
-            "word",
-            "word CNN on frozen GloVe 50d (Zhang et al. 2021 base model)",
-            {"arch": "cnn", "dropout": 0.3, "extra_glove_words": EXTRA_GLOVE_WORDS},
-        ),
-        VictimSpec(
-            "mr-lstm",
-            "word",
-            "LSTM on frozen GloVe 50d (Zhang et al. 2021 base model)",
-            {"arch": "lstm", "dropout": 0.5, "extra_glove_words": EXTRA_GLOVE_WORDS},
-        ),
-        VictimSpec(
-            "mr-bow",
-            "word",
-            "bag of words on frozen GloVe 50d (Zhang et al. 2021 base model)",
-            {"arch": "bow", "dropout": 0.2, "extra_glove_words": EXTRA_GLOVE_WORDS},
-        ),
-        VictimSpec("mr-minilm", "minilm", "all-MiniLM-L6-v2 fine-tuned on MR (2 epochs)", {}),
-    ]
-}
 
 
 class UnknownVictimError(ValueError):
@@ -133,9 +99,6 @@ def train_victim(name, force=False, data=None, seed=0, progress=True, device=Non
         return {**read_metrics(name), "directory": str(final)}
     train, test = _load_data(spec, data)
     logger.warning("Training victim %s (%s) on %d sentences ...", name, spec.description, len(train))
-    from . import training
-    from .word_models import register_auto_classes
-
     register_auto_classes()
     if spec.kind == "word":
         kwargs = dict(spec.train_kwargs)
@@ -199,11 +162,6 @@ def victim_dir(name, train_if_missing=True):
 def load_model_and_tokenizer(path, dtype=None):
     """``(model, tokenizer)`` from a victim directory, via the Auto classes, in ``dtype`` (default float32,
     whatever precision the checkpoint was saved in: :func:`~..shared.device.torch_dtype`)."""
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-    from ..shared.device import torch_dtype
-    from .word_models import register_auto_classes
-
     register_auto_classes()
     model = AutoModelForSequenceClassification.from_pretrained(str(path), dtype=torch_dtype(dtype))
     tokenizer = AutoTokenizer.from_pretrained(str(path), use_fast=True)
@@ -221,8 +179,6 @@ def load_victim(name, device=None, train_if_missing=True, batch_size=None, dtype
         train_if_missing: train (and cache) the victim if it is not cached yet.
         dtype: precision (default float32).
     """
-    from .wrappers import DEFAULT_BATCH_SIZE, SOModelWrapper
-
     if train_if_missing and not is_trained(name):
         train_victim(name, device=device)
     model, tokenizer = load_model_and_tokenizer(victim_dir(name, train_if_missing=train_if_missing), dtype)

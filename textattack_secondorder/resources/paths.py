@@ -4,6 +4,7 @@ Nothing here imports torch or TextAttack.
 """
 
 import os
+from importlib.resources import files
 from pathlib import Path
 
 CACHE_ENV = "TA_SO_CACHE_DIR"
@@ -31,7 +32,4 @@ def cache_dir(*parts, create=True):
 
 def data_path(*parts):
     """Path of a file shipped in the package's ``data/`` folder."""
-    # imported here: the CLI imports this module at parse time; importlib.resources adds ~20 ms (-X importtime)
-    from importlib.resources import files
-
     return Path(str(files("textattack_secondorder.data").joinpath(*parts)))

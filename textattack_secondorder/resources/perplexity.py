@@ -20,8 +20,8 @@ class CausalLMScorer:
 
     Every token is scored given a beginning-of-text token (the model's BOS, or
     GPT-2's ``<|endoftext|>``), so the first word counts too. Batches are padded
-    to their longest text only. The vocabulary-wide log-softmax is taken one text at a time in float32: for
-    a batch of 16 with Gemma's 262k-word output it held about 0.4 GB at once (docs/methods.md §5.6).
+    to their longest text only. The vocabulary-wide log-softmax is taken one text at a time in float32, not
+    for a whole batch of Gemma's 262k-word outputs at once (the memory it saves: docs/methods.md §5.6).
     """
 
     def __init__(self, model, tokenizer, device=None, batch_size=16, max_length=256):

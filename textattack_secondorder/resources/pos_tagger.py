@@ -3,16 +3,16 @@
 The in-context patch rule (docs/methods.md §1.2) reads the Penn Treebank tag a patch word has in
 its sentence. spaCy tokenises differently from TextAttack (``there's`` is two spaCy tokens, one
 TextAttack word), so each TextAttack word takes the tag of the spaCy token that overlaps its first
-character. Only the tagger runs (about 1 ms per short sentence on one CPU core); tags of a text are
+character. Only the tagger runs (its speed and loading time: docs/methods.md §10.2); tags of a text are
 cached, since the goal function asks for the same sentence again when it checks a vulnerable example.
 """
 
 import threading
 from collections import OrderedDict
 
-from ..shared.text import word_offsets
+import spacy
 
-# spaCy inside PosTagger: optional at import time (the CLI and the plugin import this package cheaply).
+from ..shared.text import word_offsets
 
 
 class PosTagger:
@@ -22,8 +22,6 @@ class PosTagger:
     _LOCK = threading.Lock()
 
     def __init__(self, name, cache_size=4096):
-        import spacy
-
         keep = {"tok2vec", "tagger", "attribute_ruler"}
         try:
             module = __import__(name)
@@ -42,7 +40,7 @@ class PosTagger:
 
     @classmethod
     def shared(cls, name):
-        """One tagger per pipeline name and process (loading takes ~2 s)."""
+        """One tagger per pipeline name and process (loading it takes seconds: docs/methods.md §10.2)."""
         with cls._LOCK:
             if name not in cls._SHARED:
                 cls._SHARED[name] = cls(name)

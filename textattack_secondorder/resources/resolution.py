@@ -13,6 +13,8 @@ import os
 import socket
 from dataclasses import dataclass
 
+from huggingface_hub import try_to_load_from_cache
+
 from .errors import ResourceError
 from .slots import SLOTS, offline_missing
 
@@ -44,9 +46,7 @@ def in_hf_cache(model_id):
     """True when ``model_id`` is a local folder or its ``config.json`` is in the Hugging Face cache."""
     if os.path.isdir(model_id):
         return True
-    try:  # huggingface_hub here: the CLI imports this module at parse time; this import adds ~0.25 s (measured)
-        from huggingface_hub import try_to_load_from_cache
-
+    try:
         return isinstance(try_to_load_from_cache(model_id, "config.json"), str)
     except Exception:  # noqa: BLE001 - no cache, bad id: not cached
         return False

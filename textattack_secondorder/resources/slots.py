@@ -9,7 +9,6 @@ import importlib.util
 from dataclasses import dataclass, field
 
 from .paths import data_path
-from .proposers import proposer_class
 
 OFFLINE_EXTRA = "pip install 'textattack-secondorder[offline]'"
 
@@ -108,6 +107,9 @@ def _has_module(name):
 
 
 def _proposer_available(value):
+    # the proposers import torch at their top; imported when asked, like .builders (see .loaders._builders)
+    from .proposers import proposer_class
+
     return proposer_class(value).available()
 
 

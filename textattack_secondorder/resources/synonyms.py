@@ -9,8 +9,6 @@ and builds the counter-fitted list from TextAttack's embedding (:func:`counterfi
 Which list a run uses is decided by the ``synonyms`` resource slot
 (:func:`textattack_secondorder.resources.load_synonyms`), nowhere else. The rule that picks
 the patch pair from a list is :class:`~textattack_secondorder.goal_functions.patch_words.PatchWordSelector`.
-
-Nothing here imports torch or TextAttack, except the online path.
 """
 
 import json
@@ -157,7 +155,7 @@ class SynonymList:
         elif isinstance(source, dict):
             table, self.source = _validate(source, "<dict>"), "<dict>"
         elif source is None:
-            # imported here: the slot default is built by .loaders, which imports this module (a two-way tie)
+            # imported here: the slot default is built by .builders, which imports this module (a cycle)
             from . import load_synonyms
 
             table, self.source = load_synonyms(), "slot default"

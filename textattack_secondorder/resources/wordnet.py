@@ -22,7 +22,7 @@ WORDNET_POS = {"NN": "n", "VB": "v", "JJ": "a", "RB": "r"}
 
 @functools.lru_cache(maxsize=1)
 def wordnet_senses():
-    """``(synsets, lemmas)`` of the packaged table (loaded once per process, ~0.3 s)."""
+    """``(synsets, lemmas)`` of the packaged table (loaded once per process; docs/methods.md §10.2)."""
     path = data_path(SENSES_FILE)
     if not path.is_file():
         raise ResourceError(f"{SENSES_FILE} is missing from the package data; reinstall textattack-secondorder")

@@ -1,5 +1,7 @@
 """Small helpers shared by every layer of the package (text splicing, device choice, atomic files,
-the mark of a user error, sentence chrF).
+the mark of a user error, sentence chrF, the help texts and names the command line shows).
 
-Nothing here imports torch or TextAttack at import time.
+:mod:`.specs`, :mod:`.errors`, :mod:`.files`, :mod:`.inputs`, :mod:`.digest` and :mod:`.recipe_params` import
+only the standard library (the command line imports :mod:`.specs` and :mod:`.errors` at parse time);
+:mod:`.device` and :mod:`.padding` import torch, :mod:`.text` TextAttack, :mod:`.chrf` sacrebleu.
 """

@@ -2,8 +2,9 @@
 
 import os
 
-# torch inside resolve_device: the CLI imports this module at parse time (through resources.proposers), and
-# `textattack-so --help` must not import torch (0.5 s instead of ~20 s with TextAttack/torch, measured).
+import torch
+
+from .specs import DTYPES
 
 
 def resolve_device(device=None):
@@ -11,15 +12,12 @@ def resolve_device(device=None):
 
     Does not import TextAttack, so the proposers stay usable without it.
     """
-    import torch
-
     if device is not None:
         return torch.device(device)
     return torch.device(os.environ.get("TA_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu"))
 
 
-# --dtype: the precision a model runs in (float32 unless a user asks for half precision)
-DTYPES = ("float32", "bfloat16", "float16")
+# the names --dtype and the loaders accept, spelt the ways users spell them (DTYPES: the canonical ones)
 _DTYPE_NAMES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16"}
 _DTYPE_NAMES.update({"float16": "float16", "fp16": "float16", "half": "float16"})
 
@@ -31,8 +29,6 @@ def torch_dtype(dtype=None):
     checkpoint saved in float16 (transformers 5 keeps a checkpoint's precision unless told) still runs in
     float32 unless half precision is asked for (``--dtype``).
     """
-    import torch
-
     if dtype is None or isinstance(dtype, torch.dtype):
         return dtype or torch.float32
     key = str(dtype).lower().replace("torch.", "")

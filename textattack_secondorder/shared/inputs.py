@@ -8,7 +8,8 @@ and by the long ``textattack-so`` commands, so that a row is judged the same way
 * :func:`label_reason`: the label as a class number, or why it is not one of the model's classes;
 * :class:`RowScreen`: both checks plus duplicates, row after row;
 * :class:`UnreadableRow`: the text of a dataset row that could not be read, with the reason;
-* :func:`screen_examples`: a list of ``(text, label)`` split into good rows and skipped rows.
+* :func:`screen_examples`: a list of ``(text, label)`` split into good rows and skipped rows;
+* :func:`write_skipped`: the skipped rows and their reasons, as a CSV beside a command's results.
 
 Nothing here imports torch or TextAttack.
 """
@@ -19,6 +20,8 @@ import math
 import numbers
 import re
 import unicodedata
+
+from .files import atomic_write_text
 
 _ALLOWED_CONTROLS = {"\t", "\n", "\r"}
 _INT = re.compile(r"[+-]?\d+")
@@ -177,3 +180,12 @@ def skipped_rows_csv(skipped):
         shown = text if isinstance(text, str) and not bad_text_reason(text) else repr(text)
         writer.writerow([i, shown, "" if label is None else label, reason])
     return buf.getvalue()
+
+
+def write_skipped(skipped, path):
+    """Write the skipped rows (with ``skip_reason``) to ``path`` when there are any; returns the path or None."""
+    if not skipped:
+        return None
+    atomic_write_text(path, skipped_rows_csv(skipped))
+    print(f"wrote the {len(skipped)} skipped row(s) and their reasons to {path}")
+    return path

@@ -1,14 +1,11 @@
 """Right-padding of token-id lists into a batch: the one loop the trainers and the language models share."""
 
-# torch inside the function: the CLI imports modules that import this at parse time, and `textattack-so --help`
-# stays free of torch (measured: ~0.5 s instead of ~6 s).
+import torch
 
 
 def pad_right(sequences, pad_id=0, device=None):
     """``(input_ids, attention_mask)`` LongTensors of lists of ids, right-padded with ``pad_id`` to the longest
     (at least one column), on ``device`` (default: the CPU)."""
-    import torch
-
     width = max(1, max((len(s) for s in sequences), default=0))
     ids = torch.full((len(sequences), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(sequences), width), dtype=torch.long)

@@ -7,22 +7,18 @@
 from pathlib import Path
 
 import numpy as np
+from matplotlib.figure import Figure
 
 from ...shared.files import atomic_savefig
-
-# matplotlib inside plot_report: its Agg backend is chosen when a plot is drawn, not on importing this module.
 
 
 def plot_report(report, out_dir):
     """``hist_k.png`` (differences per k) and ``bias_vs_k.png`` (B with intervals per pair)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     df, tab = report.sentences, report.table
     ks = sorted(df["k"].unique())
-    fig, axes = plt.subplots(1, len(ks), figsize=(3.2 * len(ks), 2.8), sharey=False, squeeze=False)
+    # figures drawn without pyplot: no backend is chosen, no global state
+    fig = Figure(figsize=(3.2 * len(ks), 2.8))
+    axes = fig.subplots(1, len(ks), sharey=False, squeeze=False)
     for ax, k in zip(axes[0], ks):
         ax.hist(df.loc[df["k"] == k, "diff"], bins=40, color="#4472c4")
         ax.axvline(0, color="k", lw=0.8)
@@ -31,9 +27,9 @@ def plot_report(report, out_dir):
     axes[0][0].set_ylabel("sentences")
     fig.tight_layout()
     atomic_savefig(fig, Path(out_dir) / "hist_k.png", dpi=110)
-    plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    fig = Figure(figsize=(5.5, 3.6))
+    ax = fig.subplots()
     for pair, g in tab.groupby("pair"):
         g = g.sort_values("k")
         err = np.vstack([g["B"] - g["ci_low"], g["ci_high"] - g["B"]])
@@ -46,4 +42,3 @@ def plot_report(report, out_dir):
         ax.legend(fontsize=7)
     fig.tight_layout()
     atomic_savefig(fig, Path(out_dir) / "bias_vs_k.png", dpi=110)
-    plt.close(fig)

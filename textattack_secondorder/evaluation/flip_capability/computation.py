@@ -38,9 +38,11 @@ import math
 import time
 
 import numpy as np
+import torch
+from tqdm.auto import tqdm
 
-# torch and tqdm inside functions: the CLI imports this module at parse time (flip_capability_cmd), and
-# `textattack-so --help` must stay free of torch (~0.5 s instead of ~6 s more for torch alone, measured).
+from ...augmentation.vocabulary import augmentation_vocabulary
+from ...datasets.examples import load_examples
 from ...models.token_classifier import TokenClassifier
 from .result import FlipCapability
 
@@ -50,8 +52,6 @@ DEFAULT_M = 512  # paper: early stop m = 512 by default
 def _verify(clf, base, positions, tokens):
     """Predicted labels (host numpy) of ``base`` with each ``(positions[i], tokens[i])`` substitution applied;
     the rows are built on the model's device, one forward pass per ``clf.batch_size`` rows."""
-    import torch
-
     n = len(positions)
     rows = base.repeat(n, 1)
     rows[torch.arange(n, device=base.device), positions] = tokens
@@ -96,8 +96,6 @@ def euba_flips(clf, ids, positions, label, vocab_ids, emb_v_minus_mask, m, phase
     batches of ``chunk`` (default ``clf.batch_size``) substitutions; only each batch's predicted labels
     and the order come back. How the candidates are cut into batches does not change the result.
     """
-    import torch
-
     device = clf.device
     logp, grads = clf.masked_gradients(ids, positions, label, as_numpy=False)
     # u[k, w] = <g_k, e_w - e_mask> + log f(y|s_k)  (Eq. 3) as one matrix product
@@ -143,8 +141,6 @@ def brute_force_flips(clf, ids, positions, label, vocab_ids):
     """Every word at every position: indices of flipping words and the queries used (l × |V|).
 
     The rows are built on the model's device, ``clf.batch_size`` per forward pass."""
-    import torch
-
     base = torch.tensor(ids, device=clf.device)
     success = torch.zeros(len(vocab_ids), dtype=torch.bool, device=clf.device)
     vocab_t = torch.as_tensor(np.asarray(vocab_ids), dtype=torch.long, device=clf.device)
@@ -174,14 +170,9 @@ class KappaSetup:
         if vocab_from:
             # only the entries that occur in these training sentences (a transformer's first entries are single
             # characters and other scripts: MiniLM's first 3,000 letter entries hold 804 single characters)
-            from ...augmentation.vocabulary import augmentation_vocabulary
-            from ...datasets.examples import load_examples
-
             self.vocab_ids, self.words = augmentation_vocabulary(self.clf, load_examples(vocab_from, "train"))
         if vocab_limit:
             self.vocab_ids, self.words = self.vocab_ids[:vocab_limit], self.words[:vocab_limit]
-        import torch
-
         E = self.clf.embedding_matrix().double()  # on the model's device, float64 (docs/methods.md §2.2)
         vocab = torch.as_tensor(self.vocab_ids, dtype=torch.long, device=E.device)
         self.emb_v_minus_mask = E[vocab] - E[self.clf.mask_id]
@@ -202,8 +193,6 @@ class KappaSetup:
         metric = metric if metric is not None else self.new_metric(examples)
         iterator = range(start, len(examples))
         if progress:
-            from tqdm.auto import tqdm
-
             iterator = tqdm(iterator, desc=progress, unit="sentence", initial=start, total=len(examples))
         for i in iterator:
             text, label = examples[i]

@@ -1,26 +1,20 @@
 """Report of flip capability κ / robustness ρ: the κ histogram (docs/methods.md §2.1)."""
 
-from ...shared.files import atomic_savefig
+from matplotlib.figure import Figure
 
-# matplotlib inside plot_histogram: its Agg backend is chosen when a plot is drawn, not on importing this module,
-# and the CLI imports this module at parse time (`textattack-so --help` stays free of matplotlib's ~1.5 s).
+from ...shared.files import atomic_savefig
 
 
 def plot_histogram(result, path):
     """Histogram of κ of a :class:`~.result.FlipCapabilityResult` with log-scale counts (PNG at ``path``)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5, 3.2))
+    fig = Figure(figsize=(5, 3.2))  # drawn without pyplot: no backend is chosen, no global state
+    ax = fig.subplots()
     ax.hist(result.metric.kappa, bins=50, color="#c0504d", log=True)
     ax.set_xlabel("flip capability κ(w)")
     ax.set_ylabel("words (log scale)")
     ax.set_title(f"ρ = {result.rho:.3f}  (|V| = {len(result.metric.words)}, |D+| = {result.metric.num_correct})")
     fig.tight_layout()
     atomic_savefig(fig, path, dpi=110)
-    plt.close(fig)
     return path
 
 

@@ -10,12 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from ...shared.files import atomic_write_text
 from .report import plot_histogram
-
-# pandas inside to_frame: the CLI imports this module at parse time, and pandas adds ~2 s (measured) to
-# `textattack-so --help`.
 
 
 class FlipCapability:
@@ -108,8 +106,6 @@ class FlipCapabilityResult:
         return self.metric.rho
 
     def to_frame(self):
-        import pandas as pd
-
         df = pd.DataFrame({"word": self.metric.words, "kappa": self.metric.kappa})
         for c in range(self.metric.counts.shape[1]):
             df[f"flips_class_{c}"] = self.metric.counts[:, c]

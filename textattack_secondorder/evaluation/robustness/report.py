@@ -16,6 +16,7 @@ from pathlib import Path
 from string import Template
 
 import pandas as pd
+from matplotlib.figure import Figure
 
 from ...shared.files import atomic_write_text
 from ..meaning import source_chrf
@@ -75,17 +76,12 @@ def write_report(report, out_dir, title=None, examples_per_set=3):
 
 def plot_png(report):
     """Bar charts (accuracy, mean chrF per set) as PNG bytes."""
-    # matplotlib here, not at the top: its Agg backend is chosen when a PNG is drawn, not on importing this module
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     names = [r["set"] for r in report.rows]
     acc = [100 * r["accuracy"] for r in report.rows]
     chrf = [100 * r["mean_chrf"] for r in report.rows]
     colors = ["#4c6a92"] + ["#d9822b" if r["level"] == "adversarial" else "#7fa7c9" for r in report.rows[1:]]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.9), dpi=110)
+    fig = Figure(figsize=(11, 3.9), dpi=110)  # drawn without pyplot: no backend is chosen, no global state
+    axes = fig.subplots(1, 2)
     for ax, values, label in ((axes[0], acc, "accuracy (%)"), (axes[1], chrf, "mean chrF vs original (×100)")):
         bars = ax.bar(range(len(names)), values, color=colors, edgecolor="#333", linewidth=0.5)
         ax.set_xticks(range(len(names)))
@@ -102,7 +98,6 @@ def plot_png(report):
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
-    plt.close(fig)
     return buf.getvalue()
 
 

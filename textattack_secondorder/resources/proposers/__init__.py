@@ -16,8 +16,9 @@ position, its top candidates as ``(token, score)`` pairs (docs/methods.md §1.1,
 Adding a proposer: one file here with a ``WordProposer`` subclass (its ``name``, ``propose``
 and, when it needs an optional package, ``available()``), and one entry in ``PROPOSERS``.
 Which proposer a run uses is decided by the resources layer only
-(:func:`textattack_secondorder.resources.load_word_proposer`). The proposer modules import
-torch / transformers / onnxruntime only when a proposer is built, so this package is cheap.
+(:func:`textattack_secondorder.resources.load_word_proposer`). The proposer modules import torch
+and transformers at their top (the optional packages of an extra when a proposer is built);
+:mod:`..loaders` imports this package only when it builds or describes a proposer.
 """
 
 from .base import DEFAULT_TOP_K, WordProposer, resolve_dtype

