@@ -55,7 +55,8 @@ def test_import_is_cheap_and_does_not_import_torch():
 
 def test_cli_parser_and_check_config_do_not_import_torch_or_textattack():
     """`textattack-so --help` builds every parser, `check --init` and config validation load every check module:
-    the in-function imports that keep these paths light (each module says why) must stay in place."""
+    they stay light by the rules stated once in `cli/__init__.py` (a command imports the library in its `run`) and
+    `checks/__init__.py` (a check imports it in `evaluate`)."""
     code = (
         "import sys, textattack_secondorder.cli as c; c.build_parser();"
         "import textattack_secondorder.checks.config, textattack_secondorder.checks.starter;"

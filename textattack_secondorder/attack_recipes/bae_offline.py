@@ -5,6 +5,7 @@ recipe keeps its search, goal and thresholds and takes the two models from the r
 layer, so benchmarks can run it beside our attacks offline.
 """
 
+from textattack.constraints.grammaticality import PartOfSpeech
 from textattack.constraints.pre_transformation import (
     RepeatModification,
     StopwordModification,
@@ -58,9 +59,6 @@ class BAEOffline(SORecipe):
             # original token" (TextAttack's note); off by default here: flair's POS model is a download.
             #
             if p["pos"]:
-                # imported here: importing it imports flair (seconds, and a model download on first use)
-                from textattack.constraints.grammaticality import PartOfSpeech
-
                 constraints.append(PartOfSpeech(allow_verb_noun_swap=True))
             #
             # "[We] set a threshold of 0.8 for the cosine similarity between USE-based embeddings of

@@ -21,6 +21,7 @@ cannot be reached, and the recipe that shows the registration mechanism working
 end to end.
 """
 
+from textattack.constraints.grammaticality import PartOfSpeech
 from textattack.constraints.pre_transformation import (
     InputColumnModification,
     RepeatModification,
@@ -88,9 +89,6 @@ class TextFoolerOffline(SORecipe):
             # here: flair's POS model is a download.
             #
             if p["pos"]:
-                # imported here: importing it imports flair (seconds, and a model download on first use)
-                from textattack.constraints.grammaticality import PartOfSpeech
-
                 constraints.append(PartOfSpeech(allow_verb_noun_swap=True))
             #
             # Universal Sentence Encoder with a minimum angular similarity of ε = 0.5 in a 15-word

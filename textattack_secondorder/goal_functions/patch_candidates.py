@@ -11,6 +11,8 @@ chooses is the one the victim reacts to most, and among the masked LM's words th
 ("vague" → "strong", "banal" → "fine"; docs/methods.md §1.2).
 """
 
+import lemminflect
+
 from ..constraints.patch_part_of_speech import UPOS_OF_TAG
 from ..resources.wordnet import TABLE_SENSES, WORDNET_POS, wordnet_senses
 
@@ -18,8 +20,6 @@ from ..resources.wordnet import TABLE_SENSES, WORDNET_POS, wordnet_senses
 def wordnet_synonyms(word, tag, senses=TABLE_SENSES):
     """Single-word WordNet synonyms of ``word`` (lower case) in its first ``senses`` senses for the part of
     speech of Penn tag ``tag``, in ``word``'s inflection; ``[]`` for a tag without WordNet entries."""
-    import lemminflect
-
     prefix = (tag or "")[:2]
     pos, upos = WORDNET_POS.get(prefix), UPOS_OF_TAG.get(prefix)
     if pos is None:
