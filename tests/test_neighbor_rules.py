@@ -212,13 +212,14 @@ def test_fluency_scores_at_most_max_scored_texts_per_sentence():
     assert check._check_constraint_many([AttackedText("the good movie")], AttackedText("the good movie"))
 
 
-def test_part_of_speech_leaves_names_alone_and_does_not_compare_split_words():
+def test_part_of_speech_leaves_names_and_split_words_alone():
     pytest.importorskip("spacy")
     check = NeighborPartOfSpeech()
     x0 = AttackedText("the talents of robert forster and a by-the-numbers effort .")
     name = AttackedText("the talents of robert de and a by-the-numbers effort .")
     split = AttackedText("the talents of robert forster and a clever effort .")
-    assert [t.text for t in check._check_constraint_many([name, split], x0)] == [split.text]
+    other = AttackedText("the talents of robert forster and a by-the-numbers script .")
+    assert [t.text for t in check._check_constraint_many([name, split, other], x0)] == [other.text]
 
 
 def test_the_beam_leaves_out_what_the_causal_lm_already_refused():

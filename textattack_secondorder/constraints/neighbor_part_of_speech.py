@@ -8,9 +8,11 @@ neighbour ``x̃`` with the tag the original word has in ``x0`` and refuses ``x̃
 Proper and common nouns of the same number count as one tag (``NNP`` = ``NN``, ``NNPS`` = ``NNS``):
 the tagger reads an unknown name either way. A word of a name in ``x0`` (tagged ``NNP``/``NNPS``) is
 never changed: the masked LM fills a name's slot with "de" ("robert de , anne meara", "the santa de 2")
-and no tag tells that apart. A word spaCy splits (``by-the-numbers``, ``can't``) is read by its first
-piece's tag, which says nothing of the word: its position is not compared. Tags come from the
-``pos_tagger`` slot (spaCy, cached per text; its speed: docs/methods.md §10.2).
+and no tag tells that apart. A word spaCy splits (``by-the-numbers``, ``wall-to-wall``, ``it's``) is left
+alone too: its tag is one piece's, and one masked-LM word in its slot read as broken English to blind readers
+("a mechanical action-comedy" -> "a mechanical family", "and wall-to-wall toe-tapping music" -> "and
+unnecessary toe-tapping music"; docs/methods.md §1.1). Tags come from the ``pos_tagger`` slot (spaCy, cached
+per text; its speed: docs/methods.md §10.2).
 """
 
 from textattack.constraints import Constraint
@@ -54,10 +56,8 @@ class NeighborPartOfSpeech(Constraint):
 
     @staticmethod
     def _keeps(old_word, old_tag, new_tag):
-        if old_tag in NAME_TAGS:
+        if old_tag in NAME_TAGS or not old_word.isalpha():  # a name, or a word spaCy splits: left alone
             return False
-        if not old_word.isalpha():  # split by spaCy: its tag is a piece's
-            return True
         return tag_class(new_tag) == tag_class(old_tag)
 
     def extra_repr_keys(self):
