@@ -167,6 +167,25 @@ def test_rule_returns_the_first_kept_and_checks_later_candidates_only_when_neede
     assert PatchRule("t", [c2]).first_kept(ref, texts)[0] == 0 and c2.seen == CHUNK  # one chunk was enough
 
 
+def test_a_sure_bar_reads_on_past_the_first_kept_chunk_for_a_surer_pair():
+    ref = AttackedText("a good film")
+    words = ["fine"] * CHUNK + ["nice"] * CHUNK + ["great"] * CHUNK  # three chunks, every candidate kept
+    texts = [swap("a good film", 1, w)[1] for w in words]
+    surety = {"fine": 0.6, "nice": 0.8, "great": 0.9}
+
+    def key(t):
+        return surety[t.words[1]]
+
+    def first(sure):
+        c = Counting("")
+        c._check_constraint_many = lambda ts, r: (setattr(c, "seen", c.seen + len(ts)), ts)[1]
+        return PatchRule("t", [c], prefer=key, sure=sure).first_kept(ref, texts)[0], c.seen
+
+    assert first(None) == (0, CHUNK)  # the first chunk with a kept pair ends the scan
+    assert first(0.7) == (CHUNK, 2 * CHUNK)  # read on to the first chunk with a pair at the bar, no further
+    assert first(0.95) == (2 * CHUNK, 3 * CHUNK)  # none reaches it: the surest kept pair of all
+
+
 def test_selector_takes_the_best_pair_the_rule_keeps_and_says_why_none():
     class Scores(textattack.models.wrappers.ModelWrapper):
         model = None

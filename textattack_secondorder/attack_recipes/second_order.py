@@ -32,6 +32,7 @@ from ..goal_functions.neighbor_rules import (
 from ..goal_functions.patch_rules import (
     CAUSAL_LM_MAX_DROP,
     DEFAULT_PATCH_RULE,
+    JUDGE_SURE,
     PATCH_RULES,
     PatchRule,
     build_patch_rule,
@@ -82,6 +83,15 @@ COMMON_PARAMS = {
         None,
         "judge rule: the least probability, 0 to 1, that people accept the swap in its sentence; None = the "
         "judge file's default (chosen on SWORDS: docs/methods.md §1.2); higher keeps fewer, surer pairs",
+        low=0,
+        high=1,
+        none_ok=True,
+    ),
+    "patch_judge_sure": Param(
+        JUDGE_SURE,
+        "judge rule: the victim's candidate pairs are read on, its favourites first, until a kept pair reaches this "
+        "probability; if none does, the surest kept pair (at least the threshold) is used; higher reads further and "
+        "reports surer pairs, None takes the surest of the first chunk of 8 with a kept pair (docs/methods.md §1.2)",
         low=0,
         high=1,
         none_ok=True,
@@ -154,6 +164,7 @@ def double_perturbation_goal(model_wrapper, p, masked_lm=None):
             lm_drop=p["patch_lm_drop"],
             judge_threshold=p["patch_judge_threshold"],
             judge_file=p["patch_judge"],
+            judge_sure=p["patch_judge_sure"],
         )
     #
     # Not in the paper (docs/methods.md §1.1): a vulnerable candidate is reported only when the neighbour rule

@@ -73,6 +73,7 @@ WORDNET_SENSES = 1  # p1's first sense ...
 WORDNET_SENSES_NEW = 1  # ... which is p2's first sense too
 CAUSAL_LM_MAX_DROP = 3.0  # nats of log P(sentence)
 AUTHORS_PLL_MAX_DROP = 1.5  # Zhang et al.'s released code
+JUDGE_SURE = 0.7  # judge rule: P(acceptable) that ends the scan for the pair (docs/methods.md §1.2)
 CHUNK = 8  # candidates checked per round, best first: later ones are only scored when these all fail
 
 
@@ -86,13 +87,17 @@ class PatchRule:
             list's only).
         prefer: a key on kept texts: among the kept candidates of the first chunk with any, the one it ranks
             highest is taken (None: the first, i.e. the victim's favourite; the paper's choice).
+        sure: with ``prefer``, the key a kept candidate must reach to end the scan: the chunks are read on, in the
+            victim's order, until one holds a kept candidate the key ranks at ``sure`` or above; if none does, the
+            highest-ranked kept candidate seen is taken (None: the first chunk with a kept candidate ends the scan).
     """
 
-    def __init__(self, name, constraints=(), more=None, prefer=None):
+    def __init__(self, name, constraints=(), more=None, prefer=None, sure=None):
         self.name = name
         self.constraints = list(constraints)
         self.more = more
         self.prefer = prefer
+        self.sure = sure
 
     def kept(self, reference, patched_texts):
         """``(kept, refused)``: the texts of ``patched_texts`` every constraint accepts against
@@ -109,18 +114,25 @@ class PatchRule:
     def first_kept(self, reference, patched_texts):
         """``(index, refused)``: the first of ``patched_texts`` the rule keeps (``None`` if none), checked
         :data:`CHUNK` at a time so that later candidates are only scored when the earlier ones fail; with
-        ``prefer``, the kept one of that chunk it ranks highest."""
-        refused = Counter()
+        ``prefer``, the kept one of that chunk it ranks highest, and with ``sure`` the scan goes on until a kept one
+        ranks at ``sure`` or above (else the highest-ranked kept one seen)."""
+        refused, best = Counter(), None  # best: (key, index) of the highest-ranked kept candidate so far
         for start in range(0, len(patched_texts), CHUNK):
             chunk = patched_texts[start : start + CHUNK]
             kept, why = self.kept(reference, chunk)
             refused += why
-            if kept:
-                ids = {id(t): n for n, t in enumerate(chunk)}
-                if self.prefer is not None:  # the rule's own preference among the chunk's kept candidates
-                    return start + ids[id(max(kept, key=self.prefer))], refused
+            if not kept:
+                continue
+            ids = {id(t): n for n, t in enumerate(chunk)}
+            if self.prefer is None:
                 return start + min(ids[id(t)] for t in kept), refused
-        return None, refused
+            top = max(kept, key=self.prefer)  # the rule's own preference among the chunk's kept candidates
+            key = self.prefer(top)
+            if best is None or key > best[0]:
+                best = (key, start + ids[id(top)])
+            if self.sure is None or key >= self.sure:
+                break
+        return (best[1] if best is not None else None), refused
 
     def __repr__(self):
         inner = ", ".join(repr(c) for c in self.constraints)
@@ -148,6 +160,7 @@ def build_patch_rule(
     judge_threshold=None,
     judge_file=None,
     judge_signals=None,
+    judge_sure=None,
 ):
     """The patch rule called ``name``. ``masked_lm``: the proposer the attack's neighbourhood uses (shared, so
     the masked LM is loaded once), a name of the masked-LM slot or None (its default); ``causal_lm``: a scorer
@@ -156,11 +169,12 @@ def build_patch_rule(
     in-context rule's largest drop of the causal LM's log-likelihood (None: no causal-LM check);
     ``judge_threshold``: the judge rule's least P(acceptable) (None: the judge file's default); ``judge_file``: its
     weights (None: the packaged file); ``judge_signals``: what computes its signals (None: the models it was fitted
-    with; tests pass stand-ins)."""
+    with; tests pass stand-ins); ``judge_sure``: the judge's probability that ends the scan for the pair
+    (:class:`PatchRule` ``sure``; None: the first chunk of the victim's favourites with a kept pair)."""
     if name not in PATCH_RULES:  # the recipes check their parameter (attack_recipes/second_order.py); Python callers
         raise ValueError(f"patch_rule={name!r} is not a patch rule; choose one of {', '.join(map(repr, PATCH_RULES))}")
     if name == "judge":
-        return _judge_rule(masked_lm, causal_lm, device, tagger, judge_threshold, judge_file, judge_signals)
+        return _judge_rule(masked_lm, causal_lm, device, tagger, judge_threshold, judge_file, judge_signals, judge_sure)
     if name == "paper":
         return PatchRule(name)
     if name == "authors-code":
@@ -179,7 +193,7 @@ JUDGE_CAUSAL_LM = "gemma"
 JUDGE_MASKED_LM = "distilbert-onnx"
 
 
-def _judge_rule(masked_lm, causal_lm, device, tagger, threshold, judge_file, signals=None):
+def _judge_rule(masked_lm, causal_lm, device, tagger, threshold, judge_file, signals=None, sure=None):
     """The ``judge`` rule: the part-of-speech check, a lexical link (:class:`LexicalLink`), then :class:`PatchJudge`,
     over the listed and the WordNet synonyms. The judge's file is read first, so a bad one is told before any model
     loads. ``signals``: the judge's
@@ -197,5 +211,11 @@ def _judge_rule(masked_lm, causal_lm, device, tagger, threshold, judge_file, sig
         signals = SwapSignals(causal_lm, proposer, tagger, synonyms=listed, part_of_speech=part_of_speech)
     judge = PatchJudge(signals, threshold=threshold, model=judge_model)
     link = LexicalLink(synonyms=listed, tagger=tagger)
-    # among the kept candidates of the chunk of the victim's favourites that holds any, the surest swap
-    return PatchRule("judge", [part_of_speech, link, judge], more=MoreCandidates(tagger), prefer=judge.last_probability)
+    # the surest kept swap of the victim's favourites, read on until one is at least `sure` (docs/methods.md §1.2)
+    return PatchRule(
+        "judge",
+        [part_of_speech, link, judge],
+        more=MoreCandidates(tagger),
+        prefer=judge.last_probability,
+        sure=sure,
+    )
