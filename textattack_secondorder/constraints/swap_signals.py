@@ -83,8 +83,11 @@ def causal_signals(scorer, reference, texts, right_context=RIGHT_CONTEXT):
         ids[r, : len(q)] = torch.tensor(q)
         mask[r, : len(q)] = 1
     # the vocabulary projection is most of the cost (Gemma: 262k words): only the positions whose next token is
-    # scored go through it — the reference's whole text, and each swap's own word and the tokens after it
-    rows, cols = [0] * (len(seqs[0]) - 1), list(range(len(seqs[0]) - 1))
+    # scored go through it — in the reference, the slots of the swaps and the tokens after them; in each swap,
+    # its own word and the tokens after it
+    n_ref = len(full[0])
+    cols = sorted({c for pre, suf in ends for c in range(pre - 1, n_ref - suf - 1 + min(suf, right_context))})
+    rows = [0] * len(cols)
     for k, (pre, _) in enumerate(ends, 1):
         cols += range(max(pre, 1) - 1, len(seqs[k]) - 1)
         rows += [k] * (len(seqs[k]) - max(pre, 1))
@@ -104,7 +107,7 @@ def causal_signals(scorer, reference, texts, right_context=RIGHT_CONTEXT):
     logp[rows, cols] = picked.cpu()
     hidden = hidden.float().cpu()
     cos = torch.nn.functional.cosine_similarity
-    rows, n_ref = [], len(full[0])
+    rows = []
     for k, ((pre, suf), q) in enumerate(zip(ends, full[1:]), 1):
         n = len(q)
         after = min(suf, right_context)
