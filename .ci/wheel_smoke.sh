@@ -5,7 +5,7 @@
 #   (a) `textattack-so resources` exits 0;
 #   (b) every file under data/ and the robustness report template are inside the
 #       installed package;
-#   (c) so-beam on the first 4 demo sentences finds a vulnerable example with the default patch rule
+#   (c) so-beam on the first 8 demo sentences finds a vulnerable example with the default patch rule
 #       (the judge), in the CSV.
 # Called by .ci/run after the test command; can be run on its own.
 # Environment: PYTHON (default python3.11), SMOKE_TIMEOUT_S (attack step, default 1200),
@@ -94,13 +94,13 @@ if missing:
 print(f"  {checked} files present in {pkg}")
 EOF
 
-step "(c) textattack attack --recipe so-beam on the demo CNN, 4 examples"
+step "(c) textattack attack --recipe so-beam on the demo CNN, 8 examples"
 limit=${SMOKE_TIMEOUT_S:-1200}
 rc=0
 timeout "$limit" textattack attack --recipe so-beam \
   --model-from-file "$repo/recipes/models/mr_cnn.py" \
   --dataset-from-file "$repo/recipes/datasets/mr.py^dataset" \
-  --num-examples 4 --log-to-csv "$work/smoke.csv" || rc=$?
+  --num-examples 8 --log-to-csv "$work/smoke.csv" || rc=$?
 if [ "$rc" -ne 0 ]; then
   [ "$rc" -eq 124 ] && echo "so-beam smoke: timed out after ${limit} s (SMOKE_TIMEOUT_S)" >&2
   echo "so-beam smoke: textattack attack failed (exit $rc)" >&2
