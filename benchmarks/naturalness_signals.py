@@ -1,0 +1,115 @@
+"""Which offline signal tells the x̃0 blind readers accept from those they refuse? (docs/methods.md §1.1)
+
+Reads the judged x̃0 of `benchmarks/naturalness.py score` (the `vulnerable` rows) with the runs that wrote
+them, and prints each signal's ROC AUC against the readers' joint verdict, per read:
+
+* `gemma_diff`: log P(x̃0) − log P(x0) under the causal-LM slot's Gemma (what the natural rule's budget uses);
+* `gemma_per_word`: the same per changed word;
+* `mlm_min_changed`: for each changed word, the offline DistilBERT's log-probability of it in its slot of
+  x̃0 minus that of the original word in x0 (the slot masked, the other changes in place); the smallest;
+* `fewer_words`: minus the number of changed words;
+* `prompt`: Gemma asked whether the sentence is fluent, sensible English (logit " yes" − " no").
+
+    R=benchmarks/results
+    python benchmarks/naturalness_signals.py --read train $R/naturalness_train60_read_judged.csv \
+        $R/neighbor_rule_train60_examples.csv $R/neighbor_rule_train60_paper_examples.csv \
+        --read test $R/naturalness_test_read_judged.csv $R/neighbor_rule_test40_examples.csv \
+        --out $R/naturalness_signals.json
+"""
+
+import argparse
+import json
+
+import numpy as np
+import pandas as pd
+import torch
+from sklearn.metrics import roc_auc_score
+
+from textattack_secondorder.resources import load_causal_lm, load_word_proposer
+
+PROMPT = (
+    'Here is a sentence from a movie review: "{}"\n'
+    "Question: Is this sentence fluent, sensible English? Answer yes or no.\nAnswer:"
+)
+
+
+def read_rows(judged, examples):
+    """``[(x̃0, x0, accepted by all readers)]`` of one read."""
+    j = pd.read_csv(judged)
+    ex = pd.concat([pd.read_csv(e) for e in examples])
+    rows = []
+    for _, r in j[j.group == "vulnerable"].iterrows():
+        original = ex[(ex.recipe == r.recipe) & (ex.example == r.example)].original.iloc[0]
+        rows.append((r.text, original, int(r.all_readers)))
+    return rows
+
+
+def mlm_min_changed(mlm, new, old):
+    """The smallest, over changed words, of log p(new word | x̃0 masked there) − log p(old word | x0 masked there)."""
+    enc, out = mlm.encoder, []
+    for i, (a, b) in enumerate(zip(new.split(), old.split())):
+        if a == b:
+            continue
+        vals = []
+        for words, w in ((new.split(), a), (old.split(), b)):
+            words[i] = "[MASK]"
+            ids = enc.encode([" ".join(words)])[0][: mlm.max_tokens]
+            t = mlm.word_token_id(w)
+            if enc.mask_id not in ids or t is None:
+                vals.append(-20.0)
+                continue
+            k = ids.index(enc.mask_id)
+            h = enc.hidden([ids])
+            with torch.no_grad():
+                vals.append(float(torch.log_softmax(mlm.head(torch.from_numpy(h[0, k : k + 1])).float(), -1)[0, t]))
+        out.append(vals[0] - vals[1])
+    return min(out) if out else 0.0
+
+
+def prompt_score(lm, sentence):
+    tok = lm.tokenizer
+    ids = torch.tensor([[lm.bos] + tok(PROMPT.format(sentence), add_special_tokens=False)["input_ids"]])
+    with torch.no_grad():
+        logits = lm.model(input_ids=ids).logits[0, -1].float()
+    yes, no = (tok(w, add_special_tokens=False)["input_ids"][0] for w in (" yes", " no"))
+    return float(logits[yes] - logits[no])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--read",
+        nargs="+",
+        action="append",
+        required=True,
+        metavar="NAME JUDGED EXAMPLES",
+        help="a read's name, its *_read_judged.csv and the *_examples.csv of the runs it read",
+    )
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    lm, mlm = load_causal_lm("gemma"), load_word_proposer("distilbert-onnx")
+    report = {}
+    for name, judged, *examples in args.read:
+        rows = read_rows(judged, examples)
+        new, old, y = [r[0] for r in rows], [r[1] for r in rows], np.array([r[2] for r in rows])
+        changed = np.array([max(1, sum(a != b for a, b in zip(n.split(), o.split()))) for n, o in zip(new, old)])
+        diff = np.array(lm.log_likelihood(new)) - np.array(lm.log_likelihood(old))
+        signals = {
+            "gemma_diff": diff,
+            "gemma_per_word": diff / changed,
+            "mlm_min_changed": np.array([mlm_min_changed(mlm, n, o) for n, o in zip(new, old)]),
+            "fewer_words": -changed,
+            "prompt": np.array([prompt_score(lm, n) for n in new]),
+        }
+        report[name] = {"x0_tilde": len(rows), "accepted": int(y.sum())}
+        report[name].update({k: round(float(roc_auc_score(y, v)), 3) for k, v in signals.items()})
+        print(name, report[name], flush=True)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump({"command": "benchmarks/naturalness_signals.py", "auc": report}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
