@@ -126,7 +126,12 @@ def test_rules_and_their_parameters():
     assert [type(c).__name__ for c in rule.constraints] == ["NeighborPartOfSpeech"]
     with pytest.raises(ValueError, match="not a neighbour rule"):
         build_neighbor_rule("fluent")
-    for bad in ({"neighbor_rule": "fluent"}, {"neighbor_lm_budget": -1.0}, {"neighbor_lm_budget": "2"}):
+    capped = build_neighbor_rule(
+        "natural", lm_budget=2.0, causal_lm=TableLM(LOG_P), tagger=WordTagger(), lm_max_scored=5
+    )
+    assert capped.constraints[-1].max_scored == 5
+    bads = ({"neighbor_rule": "fluent"}, {"neighbor_lm_budget": -1.0}, {"neighbor_lm_budget": "2"})
+    for bad in (*bads, {"neighbor_lm_max_scored": 0}):
         with pytest.raises(RecipeParameterError):
             SOBeam.build(Planted(fragile_at_show_or_the_film), synonyms=SYNONYMS, **bad)
 

@@ -26,6 +26,7 @@ from ..constraints import PatchWordModification, PatchWordsUnique
 from ..goal_functions.neighbor_rules import (
     DEFAULT_NEIGHBOR_RULE,
     NEIGHBOR_LM_BUDGET,
+    NEIGHBOR_LM_MAX_SCORED,
     NEIGHBOR_RULES,
     build_neighbor_rule,
 )
@@ -122,6 +123,14 @@ COMMON_PARAMS = {
         low=0,
         none_ok=True,
     ),
+    "neighbor_lm_max_scored": Param(
+        NEIGHBOR_LM_MAX_SCORED,
+        "natural rule: vulnerable candidates the causal LM judges per attacked sentence, lowest loss first; later ones "
+        "are refused unscored, so a sentence whose vulnerable neighbours are all broken costs a bounded time; None = "
+        "no limit (docs/methods.md §1.1)",
+        low=1,
+        none_ok=True,
+    ),
     "kappa": Param(KAPPA, "Algorithm 1: keep logits > max(L[kappa], L[0] - delta); paper kappa = 20", low=1),
     "delta": Param(DELTA, "Algorithm 1: paper delta = 3", low=0),
     "perplexity": Param(
@@ -188,7 +197,11 @@ def double_perturbation_goal(model_wrapper, p, masked_lm=None):
 def neighbor_rule(p):
     """The recipe's neighbour rule (docs/methods.md §1.1)."""
     return build_neighbor_rule(
-        p["neighbor_rule"], lm_budget=p["neighbor_lm_budget"], causal_lm=p["causal_lm"], device=p["device"]
+        p["neighbor_rule"],
+        lm_budget=p["neighbor_lm_budget"],
+        causal_lm=p["causal_lm"],
+        device=p["device"],
+        lm_max_scored=p["neighbor_lm_max_scored"],
     )
 
 

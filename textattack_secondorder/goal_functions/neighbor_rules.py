@@ -24,7 +24,7 @@ NEIGHBOR_RULES = {
 }
 DEFAULT_NEIGHBOR_RULE = "natural"
 NEIGHBOR_LM_BUDGET = 2.0  # nats of log P(x̃) per changed word (measured: docs/methods.md §1.1)
-NEIGHBOR_LM_MAX_SCORED = 24  # texts the causal LM judges per attacked sentence; later ones are refused
+NEIGHBOR_LM_MAX_SCORED = 96  # texts the causal LM judges per attacked sentence; later ones are refused (§1.1)
 
 
 class NeighborRule:
@@ -70,11 +70,17 @@ class NeighborRule:
 
 
 def build_neighbor_rule(
-    name=DEFAULT_NEIGHBOR_RULE, lm_budget=NEIGHBOR_LM_BUDGET, causal_lm=None, device=None, tagger=None
+    name=DEFAULT_NEIGHBOR_RULE,
+    lm_budget=NEIGHBOR_LM_BUDGET,
+    causal_lm=None,
+    device=None,
+    tagger=None,
+    lm_max_scored=NEIGHBOR_LM_MAX_SCORED,
 ):
     """The neighbour rule called ``name``; ``lm_budget``: nats per changed word of the causal-LM check (None: no
     such check); ``causal_lm``: a scorer or a name of the causal-LM slot (loaded on first use); ``tagger``: the
-    part-of-speech tagger (None: the ``pos_tagger`` slot)."""
+    part-of-speech tagger (None: the ``pos_tagger`` slot); ``lm_max_scored``: texts the causal LM judges per
+    attacked sentence, later ones refused unscored (None: no limit)."""
     if name not in NEIGHBOR_RULES:
         raise ValueError(
             f"neighbor_rule={name!r} is not a neighbour rule; choose one of {', '.join(map(repr, NEIGHBOR_RULES))}"
@@ -83,7 +89,5 @@ def build_neighbor_rule(
         return NeighborRule(name)
     constraints = [NeighborPartOfSpeech(tagger=tagger)]
     if lm_budget is not None:
-        constraints.append(
-            NeighborFluency(causal_lm, budget=lm_budget, max_scored=NEIGHBOR_LM_MAX_SCORED, device=device)
-        )
+        constraints.append(NeighborFluency(causal_lm, budget=lm_budget, max_scored=lm_max_scored, device=device))
     return NeighborRule(name, constraints)
