@@ -24,7 +24,7 @@ NEIGHBOR_RULES = {
 }
 DEFAULT_NEIGHBOR_RULE = "natural"
 NEIGHBOR_LM_BUDGET = 2.0  # nats of log P(x̃) per changed word (measured: docs/methods.md §1.1)
-NEIGHBOR_LM_MAX_SCORED = 96  # texts the causal LM judges per attacked sentence; later ones are refused (§1.1)
+NEIGHBOR_LM_MAX_SCORED = 96  # causal-LM judgements per attacked sentence, then refused (docs/methods.md §1.1)
 
 
 class NeighborRule:

@@ -34,7 +34,7 @@ from .patch_words import PatchWordSelector, apply_patch
 logger = logging.getLogger(__name__)
 
 SUCCESS_BONUS = 1000.0
-NATURAL_CHUNK = 8  # vulnerable candidates judged by the neighbour rule per round, lowest loss first (§1.1)
+NATURAL_CHUNK = 8  # vulnerable candidates the neighbour rule judges per round, lowest loss first (docs/methods.md §1.1)
 _EPS = 1e-12
 
 
