@@ -5,8 +5,8 @@ them, and prints each signal's ROC AUC against the readers' joint verdict, per r
 
 * `gemma_diff`: log P(x̃0) − log P(x0) under the causal-LM slot's Gemma (what the natural rule's budget uses);
 * `gemma_per_word`: the same per changed word;
-* `mlm_min_changed`: for each changed word, the offline DistilBERT's log-probability of it in its slot of
-  x̃0 minus that of the original word in x0 (the slot masked, the other changes in place); the smallest;
+* `mlm_min_changed`: for each changed word, the offline DistilBERT's log-probability of it minus that of the
+  original word, in its slot of x̃0 masked (the other changes in place); the smallest;
 * `fewer_words`: minus the number of changed words;
 * `prompt`: Gemma asked whether the sentence is fluent, sensible English (logit " yes" − " no").
 
@@ -25,6 +25,7 @@ import pandas as pd
 import torch
 from sklearn.metrics import roc_auc_score
 
+from textattack_secondorder.constraints.swap_signals import MASKED, masked_signals
 from textattack_secondorder.resources import load_causal_lm, load_word_proposer
 
 PROMPT = (
@@ -45,24 +46,14 @@ def read_rows(judged, examples):
 
 
 def mlm_min_changed(mlm, new, old):
-    """The smallest, over changed words, of log p(new word | x̃0 masked there) − log p(old word | x0 masked there)."""
-    enc, out = mlm.encoder, []
-    for i, (a, b) in enumerate(zip(new.split(), old.split())):
-        if a == b:
-            continue
-        vals = []
-        for words, w in ((new.split(), a), (old.split(), b)):
-            words[i] = "[MASK]"
-            ids = enc.encode([" ".join(words)])[0][: mlm.max_tokens]
-            t = mlm.word_token_id(w)
-            if enc.mask_id not in ids or t is None:
-                vals.append(-20.0)
-                continue
-            k = ids.index(enc.mask_id)
-            h = enc.hidden([ids])
-            with torch.no_grad():
-                vals.append(float(torch.log_softmax(mlm.head(torch.from_numpy(h[0, k : k + 1])).float(), -1)[0, t]))
-        out.append(vals[0] - vals[1])
+    """The smallest, over changed words, of log p(new word) − log p(old word) in that word's slot of x̃0 masked
+    (the other changes in place): the judge's ``mlm_mask`` signal of the swap back to the old word, negated."""
+    words = new.split()
+    out = [
+        -masked_signals(mlm, words, i, [b])[0, MASKED.index("mlm_mask")]
+        for i, (a, b) in enumerate(zip(words, old.split()))
+        if a != b
+    ]
     return min(out) if out else 0.0
 
 
