@@ -6,6 +6,7 @@ its batches and its gradients were on the GPU. Run them on a GPU machine with ``
 (``scripts/offline_node/gpu_session.sh`` does, first).
 """
 
+import copy
 import json
 import os
 
@@ -204,3 +205,90 @@ def test_wrapper_is_the_one_sweeps_and_bias_use(bert_dir):
     wrapper = load_model_wrapper(str(bert_dir), GPU, 4)
     logits = wrapper([t for t, _ in DATA])
     assert logits.device.type == "cpu" and on_cuda(wrapper.model) and wrapper.batch_size == 4
+
+
+def test_the_causal_lm_follows_the_device_rule_and_scores_as_on_the_cpu():
+    """The causal LM behind the patch judge, the natural neighbour rule's budget and the perplexity rows runs on
+    TextAttack's device (a GPU when there is one: it stayed on the CPU before), and its log-likelihood
+    differences, perplexities and the judge's causal signals equal the CPU's within float tolerance."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from conftest import bert_tokenizer
+    from textattack_secondorder.constraints.swap_signals import causal_signals
+    from textattack_secondorder.resources.perplexity import CausalLMScorer
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "film", "movie", "was", "very", "good", "fine"]
+    vocab += ["and", "long", "dull"]
+    tok = bert_tokenizer(vocab)
+    tok.bos_token = "[CLS]"
+    torch.manual_seed(0)
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(vocab), n_positions=32, n_embd=16, n_layer=2, n_head=2)).eval()
+    cpu = CausalLMScorer(copy.deepcopy(model), tok, device="cpu")
+    if GPU.startswith("cuda"):  # no device named: the default rule picks the GPU
+        assert CausalLMScorer(copy.deepcopy(model), tok).device.type == "cuda"
+    gpu = CausalLMScorer(model, tok, device=GPU)
+    assert on_cuda(gpu.model)
+    ref = "the film was very good and long"
+    texts = ["the movie was very good and long", "the film was very fine and long", "the film was very dull"]
+    np.testing.assert_allclose(
+        gpu.log_likelihood_differences(ref, texts), cpu.log_likelihood_differences(ref, texts), atol=1e-3
+    )
+    np.testing.assert_allclose(gpu.perplexity([ref, *texts]), cpu.perplexity([ref, *texts]), rtol=1e-3)
+    np.testing.assert_allclose(causal_signals(gpu, ref, texts), causal_signals(cpu, ref, texts), atol=1e-3)
+
+
+def test_so_beam_with_the_natural_neighbour_rule_on_the_gpu_equals_the_cpu(bert_dir, tmp_path, monkeypatch):
+    """so-beam with every model it runs on the GPU — the victim, the masked LM of the neighbourhood and the causal
+    LM of the natural neighbour rule — reports what the same attack reports on the CPU."""
+    import textattack
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from conftest import bert_tokenizer, write_tiny_mlm
+    from textattack_secondorder.attack_recipes import SOBeam
+    from textattack_secondorder.constraints import neighbor_part_of_speech
+    from textattack_secondorder.models.loading import load_model_wrapper
+    from textattack_secondorder.resources.perplexity import CausalLMScorer
+    from textattack_secondorder.resources.proposers import MaskedLMProposer
+    from textattack_secondorder.sweeps.task import textattack_device
+
+    class OneTag:  # the part-of-speech check passes every word (spaCy is no part of the GPU image)
+        def tags(self, attacked_text):
+            return ("NN",) * len(attacked_text.words)
+
+        def tag_many(self, texts):
+            return [self.tags(t) for t in texts]
+
+    monkeypatch.setattr(neighbor_part_of_speech, "load_pos_tagger", OneTag)
+    mlm = write_tiny_mlm(tmp_path / "mlm", VOCAB)  # a whole masked LM: no head drawn at random on loading
+    tok = bert_tokenizer(VOCAB)
+    tok.bos_token = "[CLS]"
+    torch.manual_seed(0)
+    lm = GPT2LMHeadModel(GPT2Config(vocab_size=len(VOCAB), n_positions=32, n_embd=16, n_layer=2, n_head=2)).eval()
+    synonyms = {"good": ["fine", "great"], "film": ["movie"], "movie": ["film"], "dull": ["bad"], "awful": ["bad"]}
+    sentences = [(t, y) for t, y in DATA if any(w in synonyms for w in t.split())]
+    found = {}
+
+    def attack_with(device, victim_device):
+        attack = SOBeam.build(
+            load_model_wrapper(str(bert_dir), victim_device),
+            synonyms=synonyms,
+            masked_lm=MaskedLMProposer(str(mlm), device=device),
+            causal_lm=CausalLMScorer(copy.deepcopy(lm), tok, device=device),
+            patch_rule="paper",
+            neighbor_lm_budget=3.0,
+            perplexity=False,
+            device=device,
+        )
+        args = textattack.AttackArgs(num_examples=len(sentences), disable_stdout=True, silent=True)
+        results = textattack.Attacker(attack, textattack.datasets.Dataset(sentences), args).attack_dataset()
+        return attack, [(type(r).__name__, r.perturbed_result.attacked_text.text) for r in results]
+
+    for device in ("cpu", GPU):
+        with textattack_device(device):  # as attack-sweep --device does: TextAttack moves the models there
+            attack, found[device] = attack_with(device, device)
+        assert on_cuda(attack.goal_function.model.model) == (device == GPU)
+    # without it TextAttack moves a victim loaded on the CPU to its own device: the wrapper's inputs follow
+    attack, moved = attack_with(GPU, "cpu")
+    assert moved == found[GPU]
+    assert found[GPU] == found["cpu"]
+    assert any(kind == "SuccessfulAttackResult" for kind, _ in found["cpu"]), found["cpu"]

@@ -39,8 +39,7 @@ class SOModelWrapper(HuggingFaceModelWrapper):
 
     def __init__(self, model, tokenizer, device=None, max_length=None, batch_size=DEFAULT_BATCH_SIZE):
         super().__init__(model, tokenizer)
-        self.device = resolve_device(device)
-        self.model.to(self.device)
+        self.model.to(resolve_device(device))
         self.model.eval()
         if max_length is None:
             mml = getattr(tokenizer, "model_max_length", None)
@@ -130,9 +129,19 @@ class SOModelWrapper(HuggingFaceModelWrapper):
             self.model.zero_grad(set_to_none=True)
         return {"ids": enc["input_ids"].cpu(), "gradient": grad}
 
+    @property
+    def device(self):
+        """The device the model is on now: inputs go there. TextAttack's ``Attacker`` moves every model of an attack
+        to its own device (``attack.cuda_()``), so a victim loaded elsewhere is followed, as TextAttack's own
+        wrappers do."""
+        return next(self.model.parameters()).device
+
+    @device.setter
+    def device(self, device):
+        self.model.to(torch.device(device))
+
     def to(self, device):
-        self.device = torch.device(device)
-        self.model.to(self.device)
+        self.model.to(torch.device(device))
         return self
 
     def __repr__(self):

@@ -10,6 +10,7 @@ import logging
 import numpy as np
 import torch
 
+from ..shared.device import resolve_device
 from ..shared.padding import pad_right
 
 logger = logging.getLogger(__name__)
@@ -25,9 +26,11 @@ class CausalLMScorer:
     """
 
     def __init__(self, model, tokenizer, device=None, batch_size=16, max_length=256):
+        """``device``: where the model runs; None = TextAttack's rule (``$TA_DEVICE``, else CUDA when there is
+        one), as for the victim and the word proposers."""
         self.model = model.eval()
         self.tokenizer = tokenizer
-        self.device = torch.device(device) if device else next(model.parameters()).device
+        self.device = resolve_device(device)
         self.model.to(self.device)
         self.batch_size = batch_size
         self.max_length = max_length

@@ -16,8 +16,25 @@ import textattack
 
 from ..attack_recipes.build import build_attack
 from ..models.loading import load_model_wrapper
+from ..shared.device import resolve_device
 
 MODELS_KEPT = 2
+
+
+@contextlib.contextmanager
+def textattack_device(device):
+    """TextAttack's ``Attacker`` moves every model of an attack to ``textattack.shared.utils.device``
+    (``attack.cuda_()``): inside this block that is ``device`` (the sweep's ``--device``; None leaves TextAttack's
+    own), so a victim loaded on the CPU of a GPU machine stays there."""
+    if device is None:
+        yield
+        return
+    utils = textattack.shared.utils
+    before, utils.device = utils.device, resolve_device(device)
+    try:
+        yield
+    finally:
+        utils.device = before
 
 
 class SweepState:
@@ -87,7 +104,7 @@ class SweepTask:
             # TextAttack's Attacker draws a one-example bar on stderr whatever ``silent`` says; under Ray
             # every worker's bar reaches the driver's console. The sweep shows one bar over shards instead.
             # (Log records keep their own handlers' streams and still show.)
-            with contextlib.redirect_stderr(io.StringIO()):
+            with contextlib.redirect_stderr(io.StringIO()), textattack_device(self.device):
                 results += textattack.Attacker(attack, dataset, args).attack_dataset()
         return results
 
