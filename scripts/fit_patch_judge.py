@@ -4,10 +4,11 @@
 
 Each one-word SWORDS swap (:func:`textattack_secondorder.datasets.swords.swords_swaps`) is scored with
 the signals of :class:`~textattack_secondorder.constraints.swap_signals.SwapSignals` (Gemma-3-270M,
-the offline DistilBERT, WordNet, the packaged counter-fitted list, the part-of-speech check); the signals
-are kept in ``--signals-csv`` (resumed when the script is run again). A standardised logistic regression
-is then fitted to the share of judges who accepted each swap (soft labels); its precision and recall for
-"acceptable" (more than half said yes) are measured by 5-fold cross-validation grouped by target word (a
+the offline DistilBERT, all-MiniLM-L6-v2, WordNet, the packaged counter-fitted list, the part-of-speech
+check); the signals are kept in ``--signals-csv`` (resumed when the script is run again). A standardised
+logistic regression is then fitted to the share of judges who accepted each swap (soft labels); its
+precision and recall for "acceptable" (more than half said yes) are measured by 5-fold cross-validation
+grouped by target word (a
 target's swaps are never both fitted and measured). The rule the judge serves also requires the part-of-speech
 check and a lexical link (a shared first WordNet sense or a listed synonym); the default threshold is the
 least probability at which that rule's cross-validated precision reaches ``--precision``; the report
@@ -47,7 +48,13 @@ def compute_signals(args, names):
     from textattack_secondorder.constraints import PatchPartOfSpeech
     from textattack_secondorder.constraints.swap_signals import SwapSignals
     from textattack_secondorder.datasets.swords import swords_swaps
-    from textattack_secondorder.resources import load_causal_lm, load_pos_tagger, load_synonyms, load_word_proposer
+    from textattack_secondorder.resources import (
+        load_causal_lm,
+        load_pos_tagger,
+        load_sentence_encoder,
+        load_synonyms,
+        load_word_proposer,
+    )
     from textattack_secondorder.shared.text import swap_words_at
 
     torch.set_num_threads(args.threads)
@@ -62,6 +69,7 @@ def compute_signals(args, names):
         tagger=tagger,
         synonyms=load_synonyms(),
         part_of_speech=PatchPartOfSpeech(tagger=tagger),
+        sentence_encoder=load_sentence_encoder("all-MiniLM-L6-v2"),
     )
     for tid in tqdm([t for t in targets if t not in done], desc="SWORDS targets", unit="target"):
         group = swaps[swaps.target_id == tid]

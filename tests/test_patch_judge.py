@@ -125,6 +125,43 @@ def test_causal_signals_add_up_to_the_sentence_log_likelihood_difference():
     assert not np.allclose(short[:, 1], got[:, 1])
 
 
+def test_encoder_signals_compare_the_word_in_context_and_the_sentences():
+    """st_word_cos is the cosine of the swapped word's own states (the mean over its pieces) in x and x ⊕ p,
+    st_cos of the mean-pooled sentences; a word past the encoder's length limit has no word signal (NaN)."""
+    from transformers import BertConfig, BertModel
+
+    from conftest import bert_tokenizer
+    from textattack_secondorder.constraints.swap_signals import ENCODER, encoder_signals
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "film", "movie", "was", "good", "fine", "un"]
+    vocab += ["##watch", "##able", "very"]
+    torch.manual_seed(0)
+    cfg = BertConfig(
+        vocab_size=len(vocab), hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32
+    )
+    model = BertModel(cfg).eval()
+
+    class Encoder:  # what encoder_signals reads of a sentence-transformers model
+        tokenizer, max_seq_length = bert_tokenizer(vocab), 64
+
+        def __getitem__(self, k):
+            return type("Module", (), {"auto_model": model})()
+
+    words = ["the", "film", "was", "good"]
+    got = encoder_signals(Encoder(), words, 1, ["film", "unwatchable"])
+    assert got.shape == (2, len(ENCODER))
+    assert got[0] == pytest.approx([1.0, 1.0], abs=1e-5)  # the word itself: the same states
+    tok = Encoder.tokenizer
+    ids = [tok(" ".join(w), return_tensors="pt")["input_ids"] for w in (words, ["the", "unwatchable", "was", "good"])]
+    with torch.no_grad():
+        h = [model(input_ids=i).last_hidden_state[0] for i in ids]
+    word = torch.nn.functional.cosine_similarity(h[0][2], h[1][2:5].mean(0), dim=0)  # un ##watch ##able
+    sent = torch.nn.functional.cosine_similarity(h[0].mean(0), h[1].mean(0), dim=0)
+    assert got[1] == pytest.approx([float(sent), float(word)], abs=1e-5)
+    Encoder.max_seq_length = 3  # [CLS] the [SEP]: "film" is cut off
+    assert np.isnan(encoder_signals(Encoder(), words, 1, ["movie"])[0, 1])
+
+
 def test_swords_swaps_inflect_the_substitute_and_leave_phrases_out(tmp_path):
     data = {
         "contexts": {"c1": {"context": "It rained.\n\tShe glanced at me and smiled."}},

@@ -15,6 +15,10 @@ many swaps of one reference sentence at once:
   "keep the target" reading of lexical substitution; ``mlm_mask`` — the same with the slot masked;
   ``mlm_known`` — 1 when both words are single tokens of its vocabulary (else the two are 0);
   ``bert_cos`` — cosine of the encoder's state of the word (mean of its pieces) in ``x`` and ``x ⊕ p``.
+* **sentence encoder** (all-MiniLM-L6-v2, the ``sentence_encoder`` slot's offline model, online the same
+  weights): ``st_word_cos`` — cosine of its last hidden state of the word (mean of its pieces) in ``x`` and
+  ``x ⊕ p``, the contextual-embedding similarity of lexical substitution; ``st_cos`` — cosine of the two
+  sentences' mean-pooled vectors.
 * **lexical** (no model): ``wn_shared`` (``p2`` shares one of ``p1``'s first four WordNet senses),
   ``wn_rank1`` / ``wn_rank2`` (that sense's rank for each word, 4 when none), ``wn_senses`` (how many
   senses ``p1`` has, up to 4), ``cf_in`` (``p2`` is a listed synonym of ``p1`` in the synonym list),
@@ -38,8 +42,9 @@ RIGHT_CONTEXT = 5
 LOGIT_ROWS = 16
 CAUSAL = ("lm_slot", "lm_after", "lm_cos_slot", "lm_cos_after")
 MASKED = ("mlm_keep", "mlm_mask", "mlm_known", "bert_cos")
+ENCODER = ("st_cos", "st_word_cos")
 LEXICAL = ("wn_shared", "wn_rank1", "wn_rank2", "wn_senses", "cf_in", "pos_kept")
-SIGNALS = CAUSAL + MASKED + LEXICAL
+SIGNALS = CAUSAL + MASKED + ENCODER + LEXICAL
 
 
 def _shared_ends(a, b):
@@ -176,6 +181,34 @@ def masked_signals(proposer, words, index, new_words):
     return np.asarray(rows, dtype=np.float64)
 
 
+def encoder_signals(encoder, words, index, new_words):
+    """``(len(new_words), 2)`` array of :data:`ENCODER` for ``words[index] -> w`` for each ``w`` of ``new_words``.
+
+    ``encoder``: a sentence-transformers model (its ``tokenizer`` and first module's ``auto_model``). The word's
+    pieces are found by tokenising the words before it; a word past the encoder's length limit gets NaN."""
+    tok, model = encoder.tokenizer, encoder[0].auto_model
+    limit = getattr(encoder, "max_seq_length", None) or 256
+    sentences = [list(words)] + [list(words[:index]) + [w] + list(words[index + 1 :]) for w in new_words]
+    enc = tok([" ".join(ws) for ws in sentences], return_tensors="pt", padding=True, truncation=True, max_length=limit)
+    device = next(model.parameters()).device
+    with torch.no_grad():
+        hidden = model(**{k: v.to(device) for k, v in enc.items()}).last_hidden_state.float().cpu()
+    mask = enc["attention_mask"].unsqueeze(-1).float()
+    pooled = (hidden * mask).sum(1) / mask.sum(1)
+    start = len(tok(" ".join(words[:index]), add_special_tokens=False)["input_ids"]) + 1  # after [CLS]
+    spans = [(start, start + max(1, len(tok(ws[index], add_special_tokens=False)["input_ids"]))) for ws in sentences]
+    cos = torch.nn.functional.cosine_similarity
+    rows = []
+    for k in range(1, len(sentences)):
+        (a, b), (a2, b2) = spans[0], spans[k]
+        if b > int(enc["attention_mask"][0].sum()) - 1 or b2 > int(enc["attention_mask"][k].sum()) - 1:
+            rows.append([float(cos(pooled[0], pooled[k], dim=0)), np.nan])
+            continue
+        word = cos(hidden[0, a:b].mean(0), hidden[k, a2:b2].mean(0), dim=0)
+        rows.append([float(cos(pooled[0], pooled[k], dim=0)), float(word)])
+    return np.asarray(rows, dtype=np.float64).reshape(len(new_words), len(ENCODER))
+
+
 def lexical_signals(old, new, tag, synonyms, pos_kept):
     """:data:`LEXICAL` of the swap ``old -> new`` (lower case) of a word tagged ``tag`` (Penn)."""
     prefix = (tag or "")[:2]
@@ -202,14 +235,18 @@ class SwapSignals:
     Args:
         causal_lm: a :class:`~..resources.perplexity.CausalLMScorer` (None: no causal signals).
         masked_lm: the offline DistilBERT proposer (None: no masked signals).
+        sentence_encoder: the all-MiniLM-L6-v2 sentence-transformers model (None: no encoder signals).
         tagger: an object with ``tags(attacked_text)`` (Penn tags; for the lexical signals).
         synonyms: ``{word: synonyms}`` (the counter-fitted list) for ``cf_in``.
         part_of_speech: a :class:`.PatchPartOfSpeech` whose verdict is ``pos_kept``.
     """
 
-    def __init__(self, causal_lm=None, masked_lm=None, tagger=None, synonyms=None, part_of_speech=None):
+    def __init__(
+        self, causal_lm=None, masked_lm=None, tagger=None, synonyms=None, part_of_speech=None, sentence_encoder=None
+    ):
         self.causal_lm = causal_lm
         self.masked_lm = masked_lm
+        self.sentence_encoder = sentence_encoder
         self.tagger = tagger
         self.synonyms = synonyms
         self.part_of_speech = part_of_speech
@@ -226,15 +263,14 @@ class SwapSignals:
         if need & set(CAUSAL):
             vals = causal_signals(self.causal_lm, reference.text, [transformed_texts[k].text for k in ok])
             out[np.ix_(ok, [col[n] for n in CAUSAL])] = vals
-        if need & set(MASKED):
-            by_index = {}
-            for k in ok:
-                by_index.setdefault(swaps[k][0], []).append(k)
-            for i, ks in by_index.items():
-                new_words = [transformed_texts[k].words[i] for k in ks]
-                out[np.ix_(ks, [col[n] for n in MASKED])] = masked_signals(
-                    self.masked_lm, reference.words, i, new_words
-                )
+        by_index = {}
+        for k in ok:
+            by_index.setdefault(swaps[k][0], []).append(k)
+        for group, signals in ((MASKED, self._masked), (ENCODER, self._encoder)):
+            if need & set(group):
+                for i, ks in by_index.items():
+                    new_words = [transformed_texts[k].words[i] for k in ks]
+                    out[np.ix_(ks, [col[n] for n in group])] = signals(reference.words, i, new_words)
         if need & set(LEXICAL):
             tags = self.tagger.tags(reference)
             kept = set()
@@ -249,3 +285,9 @@ class SwapSignals:
                     old, new, tags[i], self.synonyms, id(transformed_texts[k]) in kept
                 )
         return out[:, [col[n] for n in names]]
+
+    def _masked(self, words, index, new_words):
+        return masked_signals(self.masked_lm, words, index, new_words)
+
+    def _encoder(self, words, index, new_words):
+        return encoder_signals(self.sentence_encoder, words, index, new_words)

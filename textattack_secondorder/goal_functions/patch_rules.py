@@ -41,7 +41,14 @@ from ..constraints import (
 )
 from ..constraints.patch_judge import read_judge
 from ..constraints.swap_signals import SwapSignals
-from ..resources import load_causal_lm, load_pos_tagger, load_synonyms, load_word_proposer, word_proposer
+from ..resources import (
+    load_causal_lm,
+    load_pos_tagger,
+    load_sentence_encoder,
+    load_synonyms,
+    load_word_proposer,
+    word_proposer,
+)
 from .patch_candidates import MoreCandidates
 
 logger = logging.getLogger(__name__)
@@ -191,6 +198,7 @@ def build_patch_rule(
 #: the models the judge was fitted with (docs/methods.md §1.2): its signals mean nothing from other ones
 JUDGE_CAUSAL_LM = "gemma"
 JUDGE_MASKED_LM = "distilbert-onnx"
+JUDGE_SENTENCE_ENCODER = "all-MiniLM-L6-v2"
 
 
 def _judge_rule(masked_lm, causal_lm, device, tagger, threshold, judge_file, signals=None, sure=None):
@@ -208,7 +216,14 @@ def _judge_rule(masked_lm, causal_lm, device, tagger, threshold, judge_file, sig
             proposer = load_word_proposer(JUDGE_MASKED_LM)
         if causal_lm is None or isinstance(causal_lm, str):
             causal_lm = load_causal_lm(JUDGE_CAUSAL_LM, device=device)
-        signals = SwapSignals(causal_lm, proposer, tagger, synonyms=listed, part_of_speech=part_of_speech)
+        signals = SwapSignals(
+            causal_lm,
+            proposer,
+            tagger,
+            synonyms=listed,
+            part_of_speech=part_of_speech,
+            sentence_encoder=load_sentence_encoder(JUDGE_SENTENCE_ENCODER, device=device),
+        )
     judge = PatchJudge(signals, threshold=threshold, model=judge_model)
     link = LexicalLink(synonyms=listed, tagger=tagger)
     # the surest kept swap of the victim's favourites, read on until one is at least `sure` (docs/methods.md §1.2)
