@@ -7,6 +7,9 @@ them, and prints each signal's ROC AUC against the readers' joint verdict, per r
 * `gemma_per_word`: the same per changed word;
 * `mlm_min_changed`: for each changed word, the offline DistilBERT's log-probability of it minus that of the
   original word, in its slot of x̃0 masked (the other changes in place); the smallest;
+* `minilm_min_changed`: for each changed word, all-MiniLM-L6-v2's cosine of its state in x̃0 and of the original
+  word's in its place (the judge's ``st_word_cos`` of the swap back); the smallest;
+* `minilm_sentence`: the cosine of x̃0's and x0's mean-pooled MiniLM vectors (the judge's ``st_cos``);
 * `fewer_words`: minus the number of changed words;
 * `prompt`: Gemma asked whether the sentence is fluent, sensible English (logit " yes" − " no").
 
@@ -25,8 +28,8 @@ import pandas as pd
 import torch
 from sklearn.metrics import roc_auc_score
 
-from textattack_secondorder.constraints.swap_signals import MASKED, masked_signals
-from textattack_secondorder.resources import load_causal_lm, load_word_proposer
+from textattack_secondorder.constraints.swap_signals import ENCODER, MASKED, encoder_signals, masked_signals
+from textattack_secondorder.resources import load_causal_lm, load_sentence_encoder, load_word_proposer
 
 PROMPT = (
     'Here is a sentence from a movie review: "{}"\n'
@@ -57,6 +60,19 @@ def mlm_min_changed(mlm, new, old):
     return min(out) if out else 0.0
 
 
+def minilm_signals(encoder, new, old):
+    """``(smallest st_word_cos over changed words, st_cos of the whole sentences)`` of x̃0 against x0."""
+    words, olds = new.split(), old.split()
+    word = [
+        encoder_signals(encoder, words, i, [b])[0, ENCODER.index("st_word_cos")]
+        for i, (a, b) in enumerate(zip(words, olds))
+        if a != b
+    ]
+    vectors = encoder.encode([new, old], convert_to_tensor=True)
+    sentence = float(torch.nn.functional.cosine_similarity(vectors[0], vectors[1], dim=0))
+    return (np.nanmin(word) if word else 1.0), sentence
+
+
 def prompt_score(lm, sentence):
     tok = lm.tokenizer
     ids = torch.tensor([[lm.bos] + tok(PROMPT.format(sentence), add_special_tokens=False)["input_ids"]])
@@ -81,16 +97,20 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     lm, mlm = load_causal_lm("gemma"), load_word_proposer("distilbert-onnx")
+    encoder = load_sentence_encoder("all-MiniLM-L6-v2")
     report = {}
     for name, judged, *examples in args.read:
         rows = read_rows(judged, examples)
         new, old, y = [r[0] for r in rows], [r[1] for r in rows], np.array([r[2] for r in rows])
         changed = np.array([max(1, sum(a != b for a, b in zip(n.split(), o.split()))) for n, o in zip(new, old)])
         diff = np.array(lm.log_likelihood(new)) - np.array(lm.log_likelihood(old))
+        minilm = np.array([minilm_signals(encoder, n, o) for n, o in zip(new, old)])
         signals = {
             "gemma_diff": diff,
             "gemma_per_word": diff / changed,
             "mlm_min_changed": np.array([mlm_min_changed(mlm, n, o) for n, o in zip(new, old)]),
+            "minilm_min_changed": minilm[:, 0],
+            "minilm_sentence": minilm[:, 1],
             "fewer_words": -changed,
             "prompt": np.array([prompt_score(lm, n) for n in new]),
         }
