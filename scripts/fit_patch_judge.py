@@ -16,6 +16,12 @@ least probability at which that rule's cross-validated precision reaches ``--pre
 
     python scripts/fit_patch_judge.py --swords swords-v1.1_dev.json.gz            # signals, fit, write
     python scripts/fit_patch_judge.py --swords ... --every 2 --part 0              # signals of half the targets
+    python scripts/fit_patch_judge.py --fit-on mr                                  # the readers' model, below
+
+``--fit-on mr`` fits the judge's ``prefer`` model instead: the same signals of MR *training* pairs read blind
+(``--mr-reads``: judged CSVs of ``benchmarks/patch_words.py score`` and the in-context rule's tuning table),
+hard labels (kept by every reader), 5-fold cross-validation grouped by sentence; it is written into the SWORDS
+judge's file, where it picks the reported pair among the swaps the SWORDS judge keeps.
 
 SWORDS: Lee, Donahue, Jia, Iyabor, Liang (NAACL 2021), CC-BY-3.0-US; the weights written are a model
 fitted to it and carry that attribution.
@@ -173,6 +179,10 @@ def fit(args, names):
         "C": args.C,
         "written": time.strftime("%Y-%m-%d"),
     }
+    if Path(args.out).is_file():  # the readers' model fitted into it (--fit-on mr) stays
+        prefer = json.loads(Path(args.out).read_text(encoding="utf-8")).get("prefer")
+        if prefer is not None:
+            weights["prefer"] = prefer
     Path(args.out).write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
     Path(args.report).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     for name, rows in (("judge alone", judge_curve), ("the judge rule", curve)):
@@ -184,14 +194,140 @@ def fit(args, names):
     print(f"wrote {args.out} and {args.report}")
 
 
+MR_READS = [
+    REPO / "benchmarks" / "results" / name
+    for name in (
+        "patch_rule_tuning_train.csv",
+        "encoder_judge_train_read_judged.csv",
+        "judge_threshold_train100_read_judged.csv",
+    )
+]
+
+
+def mr_pairs(paths):
+    """``[(group, sentence, index, p1, p2, kept)]`` of MR *training* pairs read blind: the judged CSVs of
+    ``patch_words.py score`` (kept by all readers) and the in-context rule's tuning table (kept by both strict
+    readers, rows both read). ``group``: the sentence, for folds that never split one."""
+    import pandas as pd
+
+    out = []
+    for path in paths:
+        d = pd.read_csv(path)
+        if "strict_reader_1" in d:
+            d = d[d.strict_reader_1.notna() & d.strict_reader_2.notna()]
+            kept = (d.strict_reader_1 == 1) & (d.strict_reader_2 == 1)
+            out += [
+                (f"{Path(path).stem}:{r.sent}", r.text, int(r.i), r.p1, r.p2, int(k))
+                for (_, r), k in zip(d.iterrows(), kept)
+            ]
+        else:
+            out += [
+                (f"{Path(path).stem}:{r.victim}:{r.example}", r.text, int(r["index"]), r.p1, r.p2, int(r.all_readers))
+                for _, r in d.iterrows()
+            ]
+    return out
+
+
+def compute_mr_signals(args, names):
+    """Signals of every MR pair of ``--mr-reads`` (the text holds ``p1`` or, for a vulnerable example's pair,
+    ``p2`` at ``index``), written to ``--mr-signals-csv``."""
+    import pandas as pd
+    import torch
+    from textattack.shared import AttackedText
+
+    from textattack_secondorder.goal_functions.patch_rules import build_patch_rule
+    from textattack_secondorder.shared.text import swap_words_at
+
+    torch.set_num_threads(args.threads)
+    judge = next(c for c in build_patch_rule("judge").constraints if type(c).__name__ == "PatchJudge")
+    rows = []
+    for group, text, i, p1, p2, kept in mr_pairs(args.mr_reads):
+        x = AttackedText(text)
+        if i < len(x.words) and x.words[i].lower() == str(p2).lower():
+            x = swap_words_at(x, i, [p1])[0]
+        if i >= len(x.words) or x.words[i].lower() != str(p1).lower():
+            continue  # the text does not hold the pair where the read says
+        values = judge.signals.compute(x, [swap_words_at(x, i, [p2])[0]], names)[0]
+        rows.append({"group": group, "p1": p1, "p2": p2, "kept": kept, **dict(zip(names, values))})
+    pd.DataFrame(rows).to_csv(args.mr_signals_csv, index=False)
+
+
+def fit_mr(args, names):
+    """The judge's ``prefer`` model: a logistic regression fitted to the MR readers' verdicts (hard labels),
+    written into the SWORDS judge's file ``--out`` (it picks the reported pair among those the SWORDS judge keeps);
+    its cross-validated curve on them (5 folds grouped by sentence; also over the pairs a judge had chosen, the
+    reads after the tuning table), what it would keep of SWORDS, and the report."""
+    import numpy as np
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import GroupKFold
+
+    frame = pd.read_csv(args.mr_signals_csv).dropna(subset=list(names))
+    X, y, groups = frame[list(names)].to_numpy(float), frame.kept.to_numpy(int), frame.group.to_numpy()
+    chosen = ~frame.group.str.startswith("patch_rule_tuning_train").to_numpy()
+
+    def fitted(rows):
+        mean, scale = X[rows].mean(0), X[rows].std(0) + 1e-9
+        return mean, scale, LogisticRegression(C=args.C, max_iter=5000).fit((X[rows] - mean) / scale, y[rows])
+
+    probs = np.zeros(len(y))
+    for train, test in GroupKFold(n_splits=5).split(X, y, groups):
+        mean, scale, m = fitted(train)
+        probs[test] = m.predict_proba((X[test] - mean) / scale)[:, 1]
+    mean, scale, final = fitted(np.arange(len(y)))
+    swords = pd.read_csv(args.signals_csv).dropna(subset=list(names))
+    sw_probs = final.predict_proba((swords[list(names)].to_numpy(float) - mean) / scale)[:, 1]
+    sw_curve = precision_recall(swords.acceptable.to_numpy(int), sw_probs)
+    prefer = {
+        "signals": list(names),
+        "mean": [round(float(v), 6) for v in mean],
+        "scale": [round(float(v), 6) for v in scale],
+        "coef": [round(float(v), 6) for v in final.coef_[0]],
+        "intercept": round(float(final.intercept_[0]), 6),
+        "fitted_on": f"{len(y)} MR training pairs read blind ({int(y.sum())} kept by the readers), {len(set(groups))} "
+        "sentences",
+    }
+    weights = json.loads(Path(args.out).read_text(encoding="utf-8"))  # the SWORDS judge it joins
+    weights["prefer"] = prefer
+    report = {
+        "pairs": len(y),
+        "sentences": len(set(groups)),
+        "kept": int(y.sum()),
+        "cv_auc": round(float(roc_auc_score(y, probs)), 3),
+        "cv_auc_chosen_pairs": round(float(roc_auc_score(y[chosen], probs[chosen])), 3),
+        "cv_chosen_pairs_at": [
+            {
+                "threshold": t,
+                "kept_by_rule": int((probs[chosen] >= t).sum()),
+                "of": int(chosen.sum()),
+                "kept_by_readers": round(float(y[chosen][probs[chosen] >= t].mean()), 3),
+            }
+            for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+            if (probs[chosen] >= t).any()
+        ],
+        "swords_auc": round(float(roc_auc_score(swords.acceptable.to_numpy(int), sw_probs)), 3),
+        "swords_curve": [
+            {"threshold": round(t, 4), "precision": round(p, 3), "recall": round(r, 3), "kept": k}
+            for t, p, r, k in sw_curve[:: max(1, len(sw_curve) // 200)]
+        ],
+        "coef": dict(zip(names, prefer["coef"])),
+        "written": time.strftime("%Y-%m-%d"),
+    }
+    Path(args.out).write_text(json.dumps(weights, indent=1) + "\n", encoding="utf-8")
+    Path(args.report).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps({k: v for k, v in report.items() if k not in ("swords_curve", "coef")}, indent=1))
+    print(f"wrote {args.out} and {args.report}")
+
+
 def main(argv=None):
     from textattack_secondorder.constraints.swap_signals import SIGNALS
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--swords", required=True, help="swords-v1.1_dev.json.gz")
+    ap.add_argument("--swords", help="swords-v1.1_dev.json.gz (to compute the SWORDS signals)")
     ap.add_argument("--signals-csv", default=str(REPO / "benchmarks" / "results" / "patch_judge_signals.csv"))
     ap.add_argument("--out", default=str(REPO / "data" / "patch_judge.json"))
-    ap.add_argument("--report", default=str(REPO / "benchmarks" / "results" / "patch_judge_fit.json"))
+    ap.add_argument("--report", help="default: benchmarks/results/patch_judge_fit.json (or _mr_fit.json)")
     ap.add_argument("--signals", nargs="+", default=list(SIGNALS), choices=SIGNALS)
     ap.add_argument("--precision", type=float, default=0.6, help="cross-validated precision the threshold reaches")
     ap.add_argument("--min-recall", type=float, default=0.0)
@@ -202,7 +338,19 @@ def main(argv=None):
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--fit-only", action="store_true", help="fit on the signals already computed")
+    ap.add_argument("--fit-on", choices=("swords", "mr"), default="swords", help="whose verdicts the judge learns")
+    ap.add_argument("--mr-reads", nargs="+", default=[str(p) for p in MR_READS], help="MR training reads (--fit-on mr)")
+    ap.add_argument("--mr-signals-csv", default=str(REPO / "benchmarks" / "results" / "patch_judge_mr_signals.csv"))
     args = ap.parse_args(argv)
+    name = "patch_judge_mr_fit.json" if args.fit_on == "mr" else "patch_judge_fit.json"
+    args.report = args.report or str(REPO / "benchmarks" / "results" / name)
+    if args.fit_on == "swords" and not args.fit_only and not args.swords:
+        ap.error("--swords is needed to compute the SWORDS signals (or --fit-only)")
+    if args.fit_on == "mr":
+        if not args.fit_only:
+            compute_mr_signals(args, SIGNALS)
+        fit_mr(args, tuple(args.signals))
+        return
     if not args.fit_only:
         compute_signals(args, SIGNALS)
     fit(args, tuple(args.signals))

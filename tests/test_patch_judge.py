@@ -18,7 +18,7 @@ from textattack_secondorder.constraints.patch_judge import PatchJudgeFileError, 
 from textattack_secondorder.constraints.swap_signals import CAUSAL, causal_signals
 from textattack_secondorder.datasets.swords import sentence_around, swords_swaps
 from textattack_secondorder.goal_functions.patch_candidates import wordnet_synonyms
-from textattack_secondorder.goal_functions.patch_rules import DEFAULT_PATCH_RULE, build_patch_rule
+from textattack_secondorder.goal_functions.patch_rules import DEFAULT_PATCH_RULE, PatchRule, build_patch_rule
 from textattack_secondorder.shared.text import swap_words_at
 
 torch = pytest.importorskip("torch")
@@ -77,6 +77,11 @@ def test_judge_probability_is_the_logistic_of_the_standardised_signals(tmp_path)
             '{"signals": ["lm_slot"], "mean": [0, 1], "scale": [1], "coef": [1], "intercept": 0, "threshold": 0.5}',
             "1 finite",
         ),
+        (
+            '{"signals": ["lm_slot"], "mean": [0], "scale": [1], "coef": [1], "intercept": 0, "threshold": 0.5, '
+            '"prefer": {"signals": ["cf_in"], "mean": [0], "scale": [0], "coef": [1], "intercept": 0}}',
+            "prefer: scales must be positive",
+        ),
     ],
 )
 def test_a_missing_or_corrupt_judge_file_is_named(tmp_path, content, needle):
@@ -98,6 +103,26 @@ def test_the_judge_keeps_swaps_at_or_above_its_threshold(tmp_path):
     assert [t.words[1] for t in strict._check_constraint_many(texts, x)] == ["fine"]
     with pytest.raises(ValueError, match="between 0 and 1"):
         PatchJudge(signals, threshold=1.5, model_path=tmp_path / "j.json")
+
+
+def test_the_readers_model_picks_among_the_swaps_the_judge_keeps(tmp_path):
+    """A file's ``prefer`` model (fitted to blind readers of MR pairs) ranks the kept swaps; whether a swap is
+    kept stays the judge's own threshold on P(acceptable), from the same signals computed once."""
+    x = AttackedText("a good movie")
+    texts = swap_words_at(x, 1, ["fine", "bad", "decent"])
+    table = {"fine": {"lm_slot": 3.0, "cf_in": 0.0}, "bad": {"lm_slot": -3.0, "cf_in": 5.0}}
+    signals = StubSignals(table | {"decent": {"lm_slot": 0.0, "cf_in": 2.0}})
+    prefer = {"signals": ["cf_in"], "mean": [0.0], "scale": [1.0], "coef": [1.0], "intercept": 0.0}
+    judge = PatchJudge(signals, model_path=write_judge(tmp_path / "j.json", prefer=prefer))
+    assert [t.words[1] for t in judge._check_constraint_many(texts, x)] == ["fine", "decent"]
+    assert signals.asked == 3  # one computation for both models
+    by_readers = {t.words[1]: judge.last_probability(t) for t in texts}
+    assert by_readers["decent"] > by_readers["fine"] == pytest.approx(0.5)  # σ(cf_in), not σ(lm_slot)
+    rule = PatchRule("judge", [judge], prefer=judge.last_probability)
+    assert rule.first_kept(x, texts)[0] == 2  # decent: kept, and the readers' favourite among the kept
+    without = PatchJudge(signals, model_path=write_judge(tmp_path / "k.json"))
+    without._check_constraint_many(texts, x)
+    assert without.last_probability(texts[0]) > without.last_probability(texts[2])  # P(acceptable) itself
 
 
 def test_causal_signals_add_up_to_the_sentence_log_likelihood_difference():

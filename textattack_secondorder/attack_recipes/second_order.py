@@ -91,8 +91,9 @@ COMMON_PARAMS = {
     "patch_judge_sure": Param(
         JUDGE_SURE,
         "judge rule: the victim's candidate pairs are read on, its favourites first, until a kept pair reaches this "
-        "probability; if none does, the surest kept pair (at least the threshold) is used; higher reads further and "
-        "reports surer pairs, None takes the surest of the first chunk of 8 with a kept pair (docs/methods.md §1.2)",
+        "probability on the judge file's readers' model (its 'prefer' block; else P(acceptable)); if none does, the "
+        "surest kept pair is used; higher reads further and reports surer pairs, None takes the surest of the first "
+        "chunk of 8 with a kept pair (docs/methods.md §1.2)",
         low=0,
         high=1,
         none_ok=True,

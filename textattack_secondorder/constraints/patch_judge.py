@@ -11,6 +11,11 @@ senses, the synonym list, the part of speech)::
 fitted to human judgements of word substitutions in context (SWORDS, Lee et al. 2021, development
 split; CC-BY-3.0-US) by ``scripts/fit_patch_judge.py``. The fitted weights ship as
 ``data/patch_judge.json``; the swap is kept when the probability is at least ``threshold``.
+
+The file may hold a second logistic regression over the same signals, ``prefer``, fitted to blind readers of
+MR pairs (``fit_patch_judge.py --fit-on mr``): it does not decide whether a swap is kept, only how sure the
+judge is of a kept one (:meth:`PatchJudge.last_probability`), which the patch rule uses to pick the pair it
+reports (docs/methods.md §1.2).
 """
 
 import json
@@ -45,21 +50,38 @@ def read_judge(path=None):
     missing = [k for k in need if k not in model]
     if missing:
         raise PatchJudgeFileError(f"patch judge file {str(path)!r} lacks {', '.join(missing)}")
-    names = model["signals"]
+    _check_weights(model, path, "")
+    try:
+        model["threshold"] = float(model["threshold"])
+    except (TypeError, ValueError) as e:
+        raise PatchJudgeFileError(f"patch judge file {str(path)!r}: threshold: {e}") from None
+    if model.get("prefer") is not None:  # the readers' model that picks the reported pair (docs/methods.md §1.2)
+        prefer = model["prefer"]
+        if not isinstance(prefer, dict):
+            raise PatchJudgeFileError(f"patch judge file {str(path)!r}: prefer must be an object")
+        missing = [k for k in need[:-1] if k not in prefer]
+        if missing:
+            raise PatchJudgeFileError(f"patch judge file {str(path)!r}: prefer lacks {', '.join(missing)}")
+        _check_weights(prefer, path, "prefer: ")
+    return model
+
+
+def _check_weights(block, path, where):
+    """Checks and converts one logistic regression's ``signals``, ``mean``, ``scale``, ``coef``, ``intercept``."""
+    names = block["signals"]
     unknown = [n for n in names if n not in SIGNALS]
     if unknown:
-        raise PatchJudgeFileError(f"patch judge file {str(path)!r} names unknown signals {unknown}")
+        raise PatchJudgeFileError(f"patch judge file {str(path)!r}: {where}names unknown signals {unknown}")
     try:
         for k in ("mean", "scale", "coef"):
-            model[k] = np.asarray(model[k], dtype=np.float64)
-            if model[k].shape != (len(names),) or not np.isfinite(model[k]).all():
+            block[k] = np.asarray(block[k], dtype=np.float64)
+            if block[k].shape != (len(names),) or not np.isfinite(block[k]).all():
                 raise ValueError(f"{k} must be {len(names)} finite numbers")
-        model["intercept"], model["threshold"] = float(model["intercept"]), float(model["threshold"])
+        block["intercept"] = float(block["intercept"])
     except (TypeError, ValueError) as e:
-        raise PatchJudgeFileError(f"patch judge file {str(path)!r}: {e}") from None
-    if (model["scale"] <= 0).any():
-        raise PatchJudgeFileError(f"patch judge file {str(path)!r}: scales must be positive")
-    return model
+        raise PatchJudgeFileError(f"patch judge file {str(path)!r}: {where}{e}") from None
+    if (block["scale"] <= 0).any():
+        raise PatchJudgeFileError(f"patch judge file {str(path)!r}: {where}scales must be positive")
 
 
 def judge_probability(model, signals):
@@ -93,25 +115,36 @@ class PatchJudge(Constraint):
 
     def probabilities(self, reference, transformed_texts):
         """``P(acceptable)`` of each swap (0 for a text that is not a one-word swap of ``reference``)."""
+        return self._probabilities(reference, transformed_texts)[0]
+
+    def _probabilities(self, reference, transformed_texts):
+        """``(P(acceptable), P(kept by the readers))`` of each swap, from one computation of the signals; the
+        second is the file's ``prefer`` model (the first again when the file has none)."""
         if not transformed_texts:
-            return np.zeros(0)
-        values = self.signals.compute(reference, list(transformed_texts), self.model["signals"])
+            return np.zeros(0), np.zeros(0)
+        blocks = [self.model] + ([self.model["prefer"]] if self.model.get("prefer") is not None else [])
+        names = list(dict.fromkeys(n for b in blocks for n in b["signals"]))
+        values = self.signals.compute(reference, list(transformed_texts), names)
         bad = np.isnan(values).any(axis=1)
-        probs = judge_probability(self.model, np.nan_to_num(values))
-        probs[bad] = 0.0
-        return probs
+        out = []
+        for b in blocks:
+            probs = judge_probability(b, np.nan_to_num(values[:, [names.index(n) for n in b["signals"]]]))
+            probs[bad] = 0.0
+            out.append(probs)
+        return out[0], out[-1]
 
     def _check_constraint(self, transformed_text, reference_text):
         return bool(self._check_constraint_many([transformed_text], reference_text))
 
     def _check_constraint_many(self, transformed_texts, reference_text):
-        probs = self.probabilities(reference_text, transformed_texts)
-        self._last = {id(t): float(p) for t, p in zip(transformed_texts, probs)}
+        probs, prefer = self._probabilities(reference_text, transformed_texts)
+        self._last = {id(t): float(p) for t, p in zip(transformed_texts, prefer)}
         return [t for t, p in zip(transformed_texts, probs) if p >= self.threshold]
 
     def last_probability(self, transformed_text):
-        """The probability of ``transformed_text`` in the last check (0 if it was not among them): lets a patch
-        rule prefer the surest of the swaps it kept without scoring them again."""
+        """How sure the judge is of ``transformed_text`` in the last check (0 if it was not among them): the
+        file's ``prefer`` model (fitted to blind readers of MR pairs) when it has one, else ``P(acceptable)``.
+        Lets a patch rule prefer the surest of the swaps it kept without scoring them again."""
         return getattr(self, "_last", {}).get(id(transformed_text), 0.0)
 
     def extra_repr_keys(self):

@@ -80,7 +80,7 @@ WORDNET_SENSES = 1  # p1's first sense ...
 WORDNET_SENSES_NEW = 1  # ... which is p2's first sense too
 CAUSAL_LM_MAX_DROP = 3.0  # nats of log P(sentence)
 AUTHORS_PLL_MAX_DROP = 1.5  # Zhang et al.'s released code
-JUDGE_SURE = 0.7  # judge rule: P(acceptable) that ends the scan for the pair (docs/methods.md §1.2)
+JUDGE_SURE = 0.7  # judge rule: how sure of a kept pair ends the scan for the pair (docs/methods.md §1.2)
 CHUNK = 8  # candidates checked per round, best first: later ones are only scored when these all fail
 
 
