@@ -77,6 +77,25 @@ fi
 cp "$REPO/scripts/offline_node/bundle/run.py" "$OUT/run.py"
 rm -rf "$OUT/standins" && cp -r "$REPO/scripts/offline_node/bundle/standins" "$OUT/standins"
 find "$OUT/standins" -name __pycache__ -prune -exec rm -rf {} +
+# spaCy's stand-in is written here, not kept in the tree: a folder named spacy in the checkout would read as the real
+# package to tools (and to a Python started in scripts/offline_node/bundle/standins)
+mkdir -p "$OUT/standins/spacy"
+cat > "$OUT/standins/spacy/__init__.py" <<'PY'
+"""Stand-in for spaCy (offline bundle): this package's resources import it at start-up; only the part-of-speech
+checks of the default patch and neighbour rules call it (the GPU tests replace the tagger)."""
+
+__version__ = "0.0"  # lemminflect (imported by TextAttack) reads it: below 2.0 it leaves spaCy alone
+
+
+def _missing(*args, **kwargs):
+    raise RuntimeError(
+        "spaCy is not in this offline bundle (a stand-in): add `EXTRA='spacy ...'` to "
+        "scripts/offline_node/offline_bundle.sh, with the tagger package, for the part-of-speech checks"
+    )
+
+
+load = blank = _missing
+PY
 if [ -n "${MR_CSV:-}" ]; then
   cp "$MR_CSV" "$OUT/assets/mr-pang-lee2.csv"
 fi
