@@ -26,11 +26,12 @@ class CausalLMScorer:
     """
 
     def __init__(self, model, tokenizer, device=None, batch_size=16, max_length=256):
-        """``device``: where the model runs; None = TextAttack's rule (``$TA_DEVICE``, else CUDA when there is
-        one), as for the victim and the word proposers."""
+        """``device``: where the model runs; None = where it already is when that is an accelerator, else
+        TextAttack's rule (``$TA_DEVICE``, else CUDA when there is one), as for the victim and the word proposers."""
         self.model = model.eval()
         self.tokenizer = tokenizer
-        self.device = resolve_device(device)
+        placed = next(model.parameters()).device
+        self.device = placed if device is None and placed.type != "cpu" else resolve_device(device)
         self.model.to(self.device)
         self.batch_size = batch_size
         self.max_length = max_length
