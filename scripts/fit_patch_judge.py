@@ -43,6 +43,17 @@ ATTRIBUTION = (
 )
 
 
+def judge_signals(threads, tagger=None):
+    """The patch judge's :class:`SwapSignals`, built by the judge rule itself (``patch_rules._judge_rule`` names the
+    models it was fitted with), its masked LM on ``threads`` threads."""
+    from textattack_secondorder.constraints import PatchJudge
+    from textattack_secondorder.goal_functions.patch_rules import JUDGE_MASKED_LM, build_patch_rule
+    from textattack_secondorder.resources import load_word_proposer
+
+    rule = build_patch_rule("judge", masked_lm=load_word_proposer(JUDGE_MASKED_LM, threads=threads), tagger=tagger)
+    return next(c for c in rule.constraints if isinstance(c, PatchJudge)).signals
+
+
 def compute_signals(args, names):
     """Signals of every swap, appended target by target to ``args.signals_csv`` (resumable)."""
     import numpy as np
@@ -51,16 +62,8 @@ def compute_signals(args, names):
     from textattack.shared import AttackedText
     from tqdm.auto import tqdm
 
-    from textattack_secondorder.constraints import PatchPartOfSpeech
-    from textattack_secondorder.constraints.swap_signals import SwapSignals
     from textattack_secondorder.datasets.swords import swords_swaps
-    from textattack_secondorder.resources import (
-        load_causal_lm,
-        load_pos_tagger,
-        load_sentence_encoder,
-        load_synonyms,
-        load_word_proposer,
-    )
+    from textattack_secondorder.resources import load_pos_tagger
     from textattack_secondorder.shared.text import swap_words_at
 
     torch.set_num_threads(args.threads)
@@ -69,14 +72,7 @@ def compute_signals(args, names):
     targets = swaps.target_id.drop_duplicates().tolist()[args.part :: args.every]
     out = Path(args.signals_csv)
     done = set(pd.read_csv(out).target_id) if out.is_file() else set()
-    signals = SwapSignals(
-        causal_lm=load_causal_lm("gemma"),
-        masked_lm=load_word_proposer("distilbert-onnx", threads=args.threads),
-        tagger=tagger,
-        synonyms=load_synonyms(),
-        part_of_speech=PatchPartOfSpeech(tagger=tagger),
-        sentence_encoder=load_sentence_encoder("all-MiniLM-L6-v2"),
-    )
+    signals = judge_signals(args.threads, tagger)
     for tid in tqdm([t for t in targets if t not in done], desc="SWORDS targets", unit="target"):
         group = swaps[swaps.target_id == tid]
         x = AttackedText(group.text.iloc[0])
@@ -102,6 +98,26 @@ def precision_recall(y, probs):
             continue
         rows.append((float(probs[order[k]]), float(tp[k] / kept[k]), float(tp[k] / max(y.sum(), 1)), int(kept[k])))
     return rows
+
+
+def curve_rows(curve):
+    """A precision/recall curve (:func:`precision_recall`) as report rows, about 200 of them."""
+    return [
+        {"threshold": round(t, 4), "precision": round(p, 3), "recall": round(r, 3), "kept": k}
+        for t, p, r, k in curve[:: max(1, len(curve) // 200)]
+    ]
+
+
+def weights_block(names, mean, scale, model):
+    """One fitted logistic regression as the judge file writes it (``signals``, ``mean``, ``scale``, ``coef``,
+    ``intercept``; :func:`textattack_secondorder.constraints.patch_judge.read_judge` reads it)."""
+    return {
+        "signals": list(names),
+        "mean": [round(float(v), 6) for v in mean],
+        "scale": [round(float(v), 6) for v in scale],
+        "coef": [round(float(v), 6) for v in model.coef_[0]],
+        "intercept": round(float(model.intercept_[0]), 6),
+    }
 
 
 def fit(args, names):
@@ -147,11 +163,7 @@ def fit(args, names):
     at = min((r for r in curve if r[0] >= threshold), key=lambda r: r[0], default=curve[0])
     mean, scale, final = fitted(np.arange(len(y)))
     weights = {
-        "signals": list(names),
-        "mean": [round(float(v), 6) for v in mean],
-        "scale": [round(float(v), 6) for v in scale],
-        "coef": [round(float(v), 6) for v in final.coef_[0]],
-        "intercept": round(float(final.intercept_[0]), 6),
+        **weights_block(names, mean, scale, final),
         "threshold": round(threshold, 4),
         "fitted_on": f"{len(y)} one-word swaps of {len(set(groups))} SWORDS targets ({int(y.sum())} acceptable)",
         "attribution": ATTRIBUTION,
@@ -167,14 +179,8 @@ def fit(args, names):
         "threshold": threshold,
         "cv_at_threshold": {"precision": at[1], "recall": at[2], "kept": at[3]},
         "rule_recall_ceiling": round(float(allowed[y == 1].mean()), 3),
-        "judge_alone_curve": [
-            {"threshold": round(t, 4), "precision": round(p, 3), "recall": round(r, 3), "kept": k}
-            for t, p, r, k in judge_curve[:: max(1, len(judge_curve) // 200)]
-        ],
-        "cv_curve": [
-            {"threshold": round(t, 4), "precision": round(p, 3), "recall": round(r, 3), "kept": k}
-            for t, p, r, k in curve[:: max(1, len(curve) // 200)]
-        ],
+        "judge_alone_curve": curve_rows(judge_curve),
+        "cv_curve": curve_rows(curve),
         "coef": dict(zip(names, weights["coef"])),
         "C": args.C,
         "written": time.strftime("%Y-%m-%d"),
@@ -235,11 +241,10 @@ def compute_mr_signals(args, names):
     import torch
     from textattack.shared import AttackedText
 
-    from textattack_secondorder.goal_functions.patch_rules import build_patch_rule
     from textattack_secondorder.shared.text import swap_words_at
 
     torch.set_num_threads(args.threads)
-    judge = next(c for c in build_patch_rule("judge").constraints if type(c).__name__ == "PatchJudge")
+    signals = judge_signals(args.threads)
     rows = []
     for group, text, i, p1, p2, kept in mr_pairs(args.mr_reads):
         x = AttackedText(text)
@@ -247,7 +252,7 @@ def compute_mr_signals(args, names):
             x = swap_words_at(x, i, [p1])[0]
         if i >= len(x.words) or x.words[i].lower() != str(p1).lower():
             continue  # the text does not hold the pair where the read says
-        values = judge.signals.compute(x, [swap_words_at(x, i, [p2])[0]], names)[0]
+        values = signals.compute(x, [swap_words_at(x, i, [p2])[0]], names)[0]
         rows.append({"group": group, "p1": p1, "p2": p2, "kept": kept, **dict(zip(names, values))})
     pd.DataFrame(rows).to_csv(args.mr_signals_csv, index=False)
 
@@ -280,11 +285,7 @@ def fit_mr(args, names):
     sw_probs = final.predict_proba((swords[list(names)].to_numpy(float) - mean) / scale)[:, 1]
     sw_curve = precision_recall(swords.acceptable.to_numpy(int), sw_probs)
     prefer = {
-        "signals": list(names),
-        "mean": [round(float(v), 6) for v in mean],
-        "scale": [round(float(v), 6) for v in scale],
-        "coef": [round(float(v), 6) for v in final.coef_[0]],
-        "intercept": round(float(final.intercept_[0]), 6),
+        **weights_block(names, mean, scale, final),
         "fitted_on": f"{len(y)} MR training pairs read blind ({int(y.sum())} kept by the readers), {len(set(groups))} "
         "sentences",
     }
@@ -307,10 +308,7 @@ def fit_mr(args, names):
             if (probs[chosen] >= t).any()
         ],
         "swords_auc": round(float(roc_auc_score(swords.acceptable.to_numpy(int), sw_probs)), 3),
-        "swords_curve": [
-            {"threshold": round(t, 4), "precision": round(p, 3), "recall": round(r, 3), "kept": k}
-            for t, p, r, k in sw_curve[:: max(1, len(sw_curve) // 200)]
-        ],
+        "swords_curve": curve_rows(sw_curve),
         "coef": dict(zip(names, prefer["coef"])),
         "written": time.strftime("%Y-%m-%d"),
     }

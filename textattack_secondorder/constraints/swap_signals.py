@@ -198,14 +198,16 @@ def encoder_signals(encoder, words, index, new_words):
     start = len(tok(" ".join(words[:index]), add_special_tokens=False)["input_ids"]) + 1  # after [CLS]
     spans = [(start, start + max(1, len(tok(ws[index], add_special_tokens=False)["input_ids"]))) for ws in sentences]
     cos = torch.nn.functional.cosine_similarity
-    rows = []
+    ends = enc["attention_mask"].sum(1) - 1  # each sentence's [SEP]: a word's pieces must end before it
+    (a, b), rows = spans[0], []
     for k in range(1, len(sentences)):
-        (a, b), (a2, b2) = spans[0], spans[k]
-        if b > int(enc["attention_mask"][0].sum()) - 1 or b2 > int(enc["attention_mask"][k].sum()) - 1:
-            rows.append([float(cos(pooled[0], pooled[k], dim=0)), np.nan])
-            continue
-        word = cos(hidden[0, a:b].mean(0), hidden[k, a2:b2].mean(0), dim=0)
-        rows.append([float(cos(pooled[0], pooled[k], dim=0)), float(word)])
+        a2, b2 = spans[k]
+        word = (
+            np.nan
+            if b > ends[0] or b2 > ends[k]
+            else float(cos(hidden[0, a:b].mean(0), hidden[k, a2:b2].mean(0), dim=0))
+        )
+        rows.append([float(cos(pooled[0], pooled[k], dim=0)), word])
     return np.asarray(rows, dtype=np.float64).reshape(len(new_words), len(ENCODER))
 
 
