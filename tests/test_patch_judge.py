@@ -156,7 +156,7 @@ def test_encoder_signals_compare_the_word_in_context_and_the_sentences():
     from transformers import BertConfig, BertModel
 
     from conftest import bert_tokenizer
-    from textattack_secondorder.constraints.swap_signals import ENCODER, encoder_signals
+    from textattack_secondorder.constraints.swap_signals import ENCODER, encoder_signals, encoder_signals_many
 
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "film", "movie", "was", "good", "fine", "un"]
     vocab += ["##watch", "##able", "very"]
@@ -185,6 +185,54 @@ def test_encoder_signals_compare_the_word_in_context_and_the_sentences():
     assert got[1] == pytest.approx([float(sent), float(word)], abs=1e-5)
     Encoder.max_seq_length = 3  # [CLS] the [SEP]: "film" is cut off
     assert np.isnan(encoder_signals(Encoder(), words, 1, ["movie"])[0, 1])
+    Encoder.max_seq_length = 64  # several positions in one forward: each as if alone
+    together = encoder_signals_many(Encoder(), words, [(1, ["movie", "unwatchable"]), (3, ["fine"])])
+    np.testing.assert_allclose(together[0], encoder_signals(Encoder(), words, 1, ["movie", "unwatchable"]), atol=1e-5)
+    np.testing.assert_allclose(together[1], encoder_signals(Encoder(), words, 3, ["fine"]), atol=1e-5)
+
+
+def test_masked_signals_of_several_positions_at_once_are_each_as_if_alone():
+    """The sentence, each masked copy and each swap go through the encoder in one run, the head's rows in one call:
+    every position's rows must come back to it (a stand-in encoder whose states depend on the whole sentence)."""
+    from textattack_secondorder.constraints.swap_signals import MASKED, masked_signals, masked_signals_many
+
+    vocab = ["[PAD]", "[CLS]", "[SEP]", "[MASK]", "the", "film", "movie", "was", "good", "fine", "very", "dull"]
+    torch.manual_seed(0)
+    table = torch.randn(len(vocab), 8)
+
+    class Encoder:
+        mask_id = vocab.index("[MASK]")
+
+        def encode(self, texts):
+            return [[1] + [vocab.index(w) for w in t.split()] + [2] for t in texts]
+
+        def hidden(self, ids_list):
+            n = max(map(len, ids_list))
+            out = np.zeros((len(ids_list), n, 8), dtype=np.float32)
+            for r, ids in enumerate(ids_list):
+                h = table[ids]
+                out[r, : len(ids)] = (h + 0.5 * h.mean(0)).numpy()  # each state depends on the whole sentence
+            return out
+
+    class Proposer:
+        encoder, max_tokens = Encoder(), 64
+        head = torch.nn.Linear(8, len(vocab))
+
+        def word_token_id(self, word):
+            return vocab.index(word) if word in vocab else None
+
+    words = ["the", "film", "was", "very", "good"]
+    swaps = [(1, ["movie"]), (4, ["fine", "dull"]), (3, ["good"])]
+    together = masked_signals_many(Proposer(), words, swaps)
+    for (index, new_words), got in zip(swaps, together):
+        assert got.shape == (len(new_words), len(MASKED))
+        np.testing.assert_allclose(got, masked_signals(Proposer(), words, index, new_words), atol=1e-5)
+    assert together[1][0, 0] != together[1][1, 0]  # fine and dull differ: the rows are not all alike
+    enc, head = Encoder(), Proposer.head
+    masked = enc.hidden(enc.encode(["the [MASK] was very good"]))[0, 2]  # [CLS] the [MASK]
+    with torch.no_grad():
+        logp = torch.log_softmax(head(torch.from_numpy(masked)), -1)
+    assert together[0][0, 1] == pytest.approx(float(logp[vocab.index("movie")] - logp[vocab.index("film")]), abs=1e-5)
 
 
 def test_swords_swaps_inflect_the_substitute_and_leave_phrases_out(tmp_path):
