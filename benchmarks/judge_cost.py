@@ -1,0 +1,64 @@
+"""What the patch judge costs per candidate swap, by signal group (docs/methods.md §1.2).
+
+Times the judge's signals (:class:`~textattack_secondorder.constraints.swap_signals.SwapSignals`, on the models
+the packaged judge was fitted with) on two checks of one MR-like sentence: one as so-beam makes it (a chunk of 8
+candidates over 3 positions) and one as the SWORDS fit makes it (16 candidates of one position). Prints and
+writes milliseconds per candidate for each group and in all.
+
+    python benchmarks/judge_cost.py --threads 1 --out benchmarks/results/judge_cost_per_candidate.json
+"""
+
+import argparse
+import json
+import time
+
+import torch
+from textattack.shared import AttackedText
+
+from textattack_secondorder.constraints.swap_signals import CAUSAL, ENCODER, LEXICAL, MASKED
+from textattack_secondorder.goal_functions.patch_rules import build_patch_rule
+from textattack_secondorder.shared.files import atomic_write_text
+
+SENTENCE = "the movie is a charming and often funny tale of friendship , though the ending drags on too long ."
+CHECKS = {
+    "an attack's check: 8 swaps at 3 positions": [
+        (1, "film"), (1, "flick"), (1, "picture"), (4, "delightful"), (4, "lovely"), (4, "endearing"),
+        (13, "conclusion"), (13, "finale"),
+    ],
+    "a SWORDS-like check: 16 swaps at 1 position": [
+        (4, w)
+        for w in "delightful lovely endearing sweet pleasant cute nice enchanting appealing adorable winsome "
+        "engaging likeable attractive fetching captivating".split()
+    ],
+}  # fmt: skip
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--device", default=None, help="where the judge's models run (default: TextAttack's device)")
+    ap.add_argument("--out", default="benchmarks/results/judge_cost_per_candidate.json")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    signals = build_patch_rule("judge", device=args.device).constraints[-1].signals
+    reference = AttackedText(SENTENCE)
+    report = {"sentence": SENTENCE, "threads": args.threads, "device": str(signals.causal_lm.device), "ms": {}}
+    for name, swaps in CHECKS.items():
+        texts = [reference.replace_word_at_index(i, w) for i, w in swaps]
+        row = {}
+        for group, names in (("causal", CAUSAL), ("masked", MASKED), ("encoder", ENCODER), ("lexical", LEXICAL)):
+            signals.compute(reference, texts, names)  # warm
+            start = time.perf_counter()
+            for _ in range(args.repeats):
+                signals.compute(reference, texts, names)
+            row[group] = round((time.perf_counter() - start) / args.repeats / len(texts) * 1000, 1)
+        row["all"] = round(sum(row.values()), 1)
+        report["ms"][name] = row
+        print(f"{name}: " + ", ".join(f"{k} {v} ms" for k, v in row.items()) + " per candidate")
+    atomic_write_text(args.out, json.dumps(report, indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
