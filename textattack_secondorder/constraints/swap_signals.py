@@ -68,12 +68,14 @@ def _body(model):
     return model.base_model
 
 
-def causal_signals(scorer, reference, texts, right_context=RIGHT_CONTEXT):
+def causal_signals(scorer, reference, texts, right_context=RIGHT_CONTEXT, known=None):
     """``(len(texts), 4)`` array of :data:`CAUSAL` for one-word swaps ``texts`` of the string ``reference``.
 
     ``scorer``: a :class:`~..resources.perplexity.CausalLMScorer` (its ``model``, ``tokenizer``, ``bos``).
     Tokens past ``right_context`` after the swap cannot change the scores of the tokens before them (the
-    model is causal), so each sequence is cut there.
+    model is causal), so each sequence is cut there. ``known``: a dict the caller keeps for one reference across
+    calls, ``{(position, token): log P}`` of the reference's own states; the vocabulary projection of a state
+    already projected is not done again.
     """
     tok = scorer.tokenizer
     full = [[scorer.bos] + tok(t, add_special_tokens=False)["input_ids"] for t in [reference, *texts]]
@@ -88,38 +90,57 @@ def causal_signals(scorer, reference, texts, right_context=RIGHT_CONTEXT):
     for r, q in enumerate(seqs):
         ids[r, : len(q)] = torch.tensor(q)
         mask[r, : len(q)] = 1
-    # the vocabulary projection is most of the cost (Gemma: 262k words): only the positions whose next token is
-    # scored go through it — in the reference, the slots of the swaps and the tokens after them; in each swap,
-    # its own word and the tokens after it
+    # the vocabulary projection is most of the cost (Gemma: 262k words): only the states whose next token is scored
+    # go through it — in the reference, the slots of the swaps and the tokens after them; in each swap, its own word
+    # and the tokens after it. The state before a swap's first token is the reference's own (the same tokens lead
+    # to it), so that one is the reference's; a reference state projected in an earlier call is not projected again.
     n_ref = len(full[0])
-    cols = sorted({c for pre, suf in ends for c in range(pre - 1, n_ref - suf - 1 + min(suf, right_context))})
-    rows = [0] * len(cols)
+    known = {} if known is None else known
+    wanted = [
+        (0, c, full[0][c + 1]) for pre, suf in ends for c in range(pre - 1, n_ref - suf - 1 + min(suf, right_context))
+    ]
     for k, (pre, _) in enumerate(ends, 1):
-        cols += range(max(pre, 1) - 1, len(seqs[k]) - 1)
-        rows += [k] * (len(seqs[k]) - max(pre, 1))
+        wanted += [(0 if c < pre else k, c, seqs[k][c + 1]) for c in range(pre - 1, len(seqs[k]) - 1)]
+    todo = sorted({w for w in wanted if w[0] or (w[1], w[2]) not in known})
+    states = sorted({(r, c) for r, c, _ in todo})
     device = scorer.device
+    values = {}
     with torch.no_grad():
         hidden = _body(scorer.model)(input_ids=ids.to(device), attention_mask=mask.to(device)).last_hidden_state
         head, cap = scorer.model.get_output_embeddings(), getattr(scorer.model.config, "final_logit_softcapping", None)
-        targets = ids[rows, [c + 1 for c in cols]].to(device)
-        picked = []
-        for a in range(0, len(rows), LOGIT_ROWS):  # a few rows of full-vocabulary logits at a time: memory
-            logits = head(hidden[rows[a : a + LOGIT_ROWS], cols[a : a + LOGIT_ROWS]]).float()
+        for a in range(0, len(states), LOGIT_ROWS):  # a few states' full-vocabulary logits at a time: memory
+            block = states[a : a + LOGIT_ROWS]
+            at = {state: i for i, state in enumerate(block)}
+            logits = head(hidden[[r for r, _ in block], [c for _, c in block]]).float()
             if cap:
                 logits = torch.tanh(logits / cap) * cap
-            picked.append(torch.log_softmax(logits, -1).gather(1, targets[a : a + LOGIT_ROWS, None])[:, 0])
-        picked = torch.cat(picked)
-    logp = torch.zeros(len(seqs), width - 1)
-    logp[rows, cols] = picked.cpu()
+            lsm = torch.log_softmax(logits, -1)
+            mine = [w for w in todo if (w[0], w[1]) in at]
+            picked = lsm[[at[(r, c)] for r, c, _ in mine], [t for _, _, t in mine]].cpu().tolist()
+            values.update(zip(mine, picked))
+    for (r, c, t), v in values.items():
+        if r == 0:
+            known[(c, t)] = v
+
+    def logp(row, col, token):
+        return values[(row, col, token)] if row else known[(col, token)]
+
     hidden = hidden.float().cpu()
     cos = torch.nn.functional.cosine_similarity
-    rows = []
+    out = []
+    ref = full[0]
     for k, ((pre, suf), q) in enumerate(zip(ends, full[1:]), 1):
         n = len(q)
         after = min(suf, right_context)
-        slot = logp[k, pre - 1 : n - suf - 1].sum() - logp[0, pre - 1 : n_ref - suf - 1].sum()
-        later = (
-            logp[k, n - suf - 1 : n - suf - 1 + after].sum() - logp[0, n_ref - suf - 1 : n_ref - suf - 1 + after].sum()
+
+        def swap(c, k=k, pre=pre, q=q):  # log P of the swap's token c + 1, from the state that predicts it
+            return logp(0 if c < pre else k, c, q[c + 1])
+
+        slot = sum(swap(c) for c in range(pre - 1, n - suf - 1)) - sum(
+            logp(0, c, ref[c + 1]) for c in range(pre - 1, n_ref - suf - 1)
+        )
+        later = sum(swap(c) for c in range(n - suf - 1, n - suf - 1 + after)) - sum(
+            logp(0, c, ref[c + 1]) for c in range(n_ref - suf - 1, n_ref - suf - 1 + after)
         )
         cos_slot = cos(hidden[0, n_ref - suf - 1], hidden[k, n - suf - 1], dim=0)
         cos_after = (
@@ -131,8 +152,8 @@ def causal_signals(scorer, reference, texts, right_context=RIGHT_CONTEXT):
             if after
             else torch.tensor(1.0)
         )
-        rows.append([float(slot), float(later), float(cos_slot), float(cos_after)])
-    return np.asarray(rows, dtype=np.float64)
+        out.append([float(slot), float(later), float(cos_slot), float(cos_after)])
+    return np.asarray(out, dtype=np.float64)
 
 
 def _swapped(words, index, word):
@@ -283,6 +304,7 @@ class SwapSignals:
         self.tagger = tagger
         self.synonyms = synonyms
         self.part_of_speech = part_of_speech
+        self._known = (None, {})  # (reference text, causal_signals' known log-probabilities of its states)
 
     def compute(self, reference, transformed_texts, names=SIGNALS):
         """``(len(transformed_texts), len(names))`` array; a text that is not a one-word swap gets NaN."""
@@ -294,7 +316,10 @@ class SwapSignals:
         need = set(names)
         col = {n: SIGNALS.index(n) for n in SIGNALS}
         if need & set(CAUSAL):
-            vals = causal_signals(self.causal_lm, reference.text, [transformed_texts[k].text for k in ok])
+            if self._known[0] != reference.text:  # the reference's projected states, kept while it is the same
+                self._known = (reference.text, {})
+            texts = [transformed_texts[k].text for k in ok]
+            vals = causal_signals(self.causal_lm, reference.text, texts, known=self._known[1])
             out[np.ix_(ok, [col[n] for n in CAUSAL])] = vals
         by_index = {}
         for k in ok:
