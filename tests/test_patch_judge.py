@@ -148,6 +148,19 @@ def test_causal_signals_add_up_to_the_sentence_log_likelihood_difference():
     short = causal_signals(scorer, ref, texts, right_context=1)  # one token after the swap: not the whole sum
     assert short[:, 0] == pytest.approx(got[:, 0], abs=1e-4)
     assert not np.allclose(short[:, 1], got[:, 1])
+    # the reference's projected states kept across checks of one sentence: the same values, fewer projections
+    projected = []
+    model.lm_head.register_forward_hook(lambda module, args, output: projected.append(len(args[0])))
+    known = {}
+    first = causal_signals(scorer, ref, texts[:2], right_context=100, known=known)
+    before = sum(projected)
+    again = causal_signals(scorer, ref, texts, right_context=100, known=known)
+    np.testing.assert_allclose(first, got[:2], atol=1e-5)
+    np.testing.assert_allclose(again, got, atol=1e-5)
+    fresh = sum(projected) - before
+    projected.clear()
+    causal_signals(scorer, ref, texts, right_context=100)
+    assert known and fresh < sum(projected)
 
 
 def test_encoder_signals_compare_the_word_in_context_and_the_sentences():
