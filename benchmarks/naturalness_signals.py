@@ -28,7 +28,7 @@ import pandas as pd
 import torch
 from sklearn.metrics import roc_auc_score
 
-from textattack_secondorder.constraints.swap_signals import ENCODER, MASKED, encoder_signals, masked_signals
+from textattack_secondorder.constraints.swap_signals import ENCODER, MASKED, encoder_signals_many, masked_signals
 from textattack_secondorder.resources import load_causal_lm, load_sentence_encoder, load_word_proposer
 
 PROMPT = (
@@ -63,11 +63,8 @@ def mlm_min_changed(mlm, new, old):
 def minilm_signals(encoder, new, old):
     """``(smallest st_word_cos over changed words, st_cos of the whole sentences)`` of x̃0 against x0."""
     words, olds = new.split(), old.split()
-    word = [
-        encoder_signals(encoder, words, i, [b])[0, ENCODER.index("st_word_cos")]
-        for i, (a, b) in enumerate(zip(words, olds))
-        if a != b
-    ]
+    back = [(i, [b]) for i, (a, b) in enumerate(zip(words, olds)) if a != b]  # each changed word swapped back alone
+    word = [v[0, ENCODER.index("st_word_cos")] for v in encoder_signals_many(encoder, words, back)] if back else []
     vectors = encoder.encode([new, old], convert_to_tensor=True)
     sentence = float(torch.nn.functional.cosine_similarity(vectors[0], vectors[1], dim=0))
     return (np.nanmin(word) if word else 1.0), sentence

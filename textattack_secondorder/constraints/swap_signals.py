@@ -172,11 +172,11 @@ def masked_signals_many(proposer, words, swaps):
     once, its masked copy once per index, and every swapped sentence."""
     enc = proposer.encoder
 
-    def encode(ws, index):
-        """Token ids of the sentence and the piece span ``(a, b)`` of word ``index``."""
+    def span(ws, index):
+        """The piece span ``(a, b)`` of word ``index`` in the token ids of ``ws`` (at least one piece)."""
         left = enc.encode([" ".join(ws[:index])])[0][:-1] if index else enc.encode([""])[0][:-1]
         upto = enc.encode([" ".join(ws[: index + 1])])[0][:-1]
-        return enc.encode([" ".join(ws)])[0], len(left), len(upto)
+        return len(left), max(len(upto), len(left) + 1)
 
     limit = proposer.max_tokens
     seqs, plan = [enc.encode([" ".join(words)])[0][:limit]], []
@@ -184,26 +184,25 @@ def masked_signals_many(proposer, words, swaps):
         masked = list(words)
         masked[index] = "[MASK]"
         mids = enc.encode([" ".join(masked)])[0]
-        variants = [encode(_swapped(words, index, w), index) for w in new_words]
-        plan.append((index, encode(words, index), mids, len(seqs) + 1, variants))
-        seqs += [mids[:limit]] + [v[0][:limit] for v in variants]
+        swapped = [_swapped(words, index, w) for w in new_words]
+        # (the word's span in the sentence, its [MASK] in the masked copy, where its swaps start in seqs, their spans)
+        m = mids.index(enc.mask_id) if enc.mask_id in mids[:limit] else 0
+        plan.append((span(words, index), (len(seqs), m), len(seqs) + 1, [span(ws, index) for ws in swapped]))
+        seqs += [mids[:limit]] + [enc.encode([" ".join(ws)])[0][:limit] for ws in swapped]
     hidden = enc.hidden(seqs)
     # the head's rows, all at once: at each word in the sentence (keep), at its [MASK] in the masked copy (mask)
-    rows = []
-    for _, (_, a, _), mids, first, _ in plan:
-        rows += [hidden[0, a], hidden[first - 1, mids.index(enc.mask_id) if enc.mask_id in mids[:limit] else 0]]
+    rows = [r for (a, _), masked_at, _, _ in plan for r in (hidden[0, a], hidden[masked_at])]
     with torch.no_grad():
         logp = torch.log_softmax(proposer.head(torch.from_numpy(np.stack(rows))).float(), -1)
     token_id = proposer.word_token_id
     out = []
-    for n, ((index, new_words), (_, (_, a, b), _, first, variants)) in enumerate(zip(swaps, plan)):
-        b = max(b, a + 1)
+    for n, ((index, new_words), ((a, b), _, first, spans)) in enumerate(zip(swaps, plan)):
         keep, mask = logp[2 * n], logp[2 * n + 1]
         ref_vec = hidden[0, a:b].mean(0)
         t1 = token_id(words[index])
         rows = []
         for k, w in enumerate(new_words):
-            a2, b2 = variants[k][1], max(variants[k][2], variants[k][1] + 1)
+            a2, b2 = spans[k]
             vec = hidden[first + k, a2:b2].mean(0)
             bert_cos = float(np.dot(ref_vec, vec) / (np.linalg.norm(ref_vec) * np.linalg.norm(vec) + 1e-9))
             t2 = token_id(w)
