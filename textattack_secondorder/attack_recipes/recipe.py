@@ -4,12 +4,20 @@ Each recipe's ``build`` reads like TextAttack's: it checks its parameters
 (:meth:`SORecipe.check_params`), assembles transformation, constraints, goal function and search
 method inside ``with cls.parameter_errors(params):`` and returns a
 :class:`~.input_guard.GuardedAttack`.
+
+Every recipe's ``build`` gets its victim through :func:`~..models.wrappers.fast_model_wrapper` first
+(:meth:`SORecipe.__init_subclass__` puts it in front of each subclass's ``build``): a Hugging Face
+classifier in TextAttack's ``HuggingFaceModelWrapper`` — what the stock command line builds for
+``--model-from-huggingface`` and ``--model DIR`` — is queried padded per batch, not padded to 512
+tokens (docs/methods.md §9.4). TextAttack's own recipes are left as they are.
 """
 
+import functools
 from contextlib import contextmanager
 
 from textattack.attack_recipes import AttackRecipe
 
+from ..models.wrappers import fast_model_wrapper
 from ..resources.errors import ResourceError
 from ..shared.recipe_params import RecipeParameterError  # noqa: F401  (raised by recipes; one home)
 
@@ -26,6 +34,20 @@ class SORecipe(AttackRecipe):
 
     name = None
     PARAMS = {}
+
+    def __init_subclass__(cls, **kwargs):
+        """Put :func:`~..models.wrappers.fast_model_wrapper` in front of the subclass's own ``build``."""
+        super().__init_subclass__(**kwargs)
+        build = cls.__dict__.get("build")
+        if not isinstance(build, classmethod):
+            return
+        recipe_build = build.__func__
+
+        @functools.wraps(recipe_build)
+        def build_with_fast_victim(klass, model_wrapper, **params):
+            return recipe_build(klass, fast_model_wrapper(model_wrapper, f"recipe '{klass.name}'"), **params)
+
+        cls.build = classmethod(build_with_fast_victim)
 
     @classmethod
     def defaults(cls):

@@ -5,9 +5,15 @@ TextAttack's ``HuggingFaceModelWrapper`` pads every input to the tokenizer's
 in train mode (dropout on). :class:`SOModelWrapper` pads each batch only to its
 longest input, truncates at the model's max length, runs without gradients on
 the model's device, and computes gradients in eval mode.
+
+:func:`fast_model_wrapper` is the one place that swaps TextAttack's wrapper for this one: our recipes'
+``build`` calls it on the wrapper they are given (:class:`~..attack_recipes.recipe.SORecipe`), so a model
+given as ``--model-from-huggingface``, ``--model DIR``, ``--model-from-file`` or from Python is queried
+padded per batch (docs/methods.md §9.4: same logits, 46× fewer padded positions on a 13-word sentence).
 """
 
 import logging
+import os
 
 import torch
 from textattack.models.wrappers import HuggingFaceModelWrapper
@@ -151,4 +157,41 @@ class SOModelWrapper(HuggingFaceModelWrapper):
         )
 
 
-__all__ = ["SOModelWrapper"]
+#: set to 1 to keep TextAttack's wrapper in our recipes too (for measuring the two side by side)
+KEEP_ENV = "TEXTATTACK_SECONDORDER_KEEP_HF_WRAPPER"
+
+
+def is_textattack_hf_wrapper(model_wrapper):
+    """True for TextAttack's own ``HuggingFaceModelWrapper`` around a classifier (not a subclass, which may
+    query its model its own way, and not a text-to-text model, which generates instead of classifying)."""
+    if type(model_wrapper) is not HuggingFaceModelWrapper:
+        return False
+    config = getattr(model_wrapper.model, "config", None)
+    return config is not None and not getattr(config, "is_encoder_decoder", False)
+
+
+def fast_model_wrapper(model_wrapper, who="this attack"):
+    """``model_wrapper`` as a :class:`SOModelWrapper` when it is TextAttack's ``HuggingFaceModelWrapper``
+    around a classifier (the same model and tokenizer, left on their device; said in the log), else unchanged.
+
+    The logits are TextAttack's within float rounding: the padding TextAttack adds is masked out of
+    attention, and both truncate at the tokenizer's ``model_max_length`` (512 when it sets none).
+    ``$TEXTATTACK_SECONDORDER_KEEP_HF_WRAPPER=1`` keeps TextAttack's wrapper.
+    """
+    if not is_textattack_hf_wrapper(model_wrapper) or os.environ.get(KEEP_ENV, "") not in ("", "0"):
+        return model_wrapper
+    model = model_wrapper.model
+    fast = SOModelWrapper(model, model_wrapper.tokenizer, device=next(model.parameters()).device)
+    logger.warning(
+        "%s queries %s padded to each batch's longest input (SOModelWrapper) instead of TextAttack's "
+        "HuggingFaceModelWrapper, which pads every query to %d tokens: same logits, far less work "
+        "(%s=1 keeps TextAttack's)",
+        who,
+        type(model).__name__,
+        fast.max_length,
+        KEEP_ENV,
+    )
+    return fast
+
+
+__all__ = ["SOModelWrapper", "fast_model_wrapper", "is_textattack_hf_wrapper"]
