@@ -261,6 +261,36 @@ def test_csv_log_carries_patch_columns(tmp_path):
     assert "no patch word" in df.iloc[1].skip_reason
 
 
+def test_seconds_are_the_rows_wall_time(tmp_path):
+    """A failed search reports the seconds the user waited for the row, not those until its best candidate
+    (which may be the input itself, found before the search began)."""
+    import time
+
+    import pandas as pd
+
+    from textattack_secondorder.metrics.second_order import SecondsPerExample
+
+    class Slow(Planted):
+        def __call__(self, texts):
+            time.sleep(0.02)
+            return super().__call__(texts)
+
+    model = Slow(lambda w: "good" in w or "fine" in w)  # robust everywhere: the beam runs to its depth
+    attack = SOBeam.build(
+        model, synonyms=SYNONYMS, masked_lm=TableProposer(TABLE), patch_rule="paper", neighbor_rule="paper"
+    )
+    csv = tmp_path / "log.csv"
+    args = textattack.AttackArgs(num_examples=1, disable_stdout=True, silent=True, log_to_csv=str(csv))
+    start = time.perf_counter()
+    [res] = textattack.Attacker(attack, textattack.datasets.Dataset([("a good movie", 1)]), args).attack_dataset()
+    wall = time.perf_counter() - start
+    assert len(model.seen) >= 3  # the patch pair's choice and the beam's steps called the model
+    slept = 0.02 * len(model.seen)
+    assert slept <= res.perturbed_result.elapsed <= wall
+    assert pd.read_csv(csv).seconds[0] == pytest.approx(res.perturbed_result.elapsed, abs=1e-3)
+    assert SecondsPerExample().calculate([res]) == round(res.perturbed_result.elapsed, 2)
+
+
 def test_unknown_parameter_lists_valid_ones():
     with pytest.raises(ValueError, match="beam_width"):
         SOBeam.build(Planted(fragile_at_film), beam_widht=3)

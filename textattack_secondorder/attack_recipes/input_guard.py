@@ -16,13 +16,16 @@
 5. skips a row whose model scores are NaN/infinite.
 
 Every result carries ``skip_reason`` (``None`` when attacked), ``skip_kind`` (see
-:mod:`~..metrics.skipped_rows`) and ``input_note``; the CSV logger extension writes them
-as columns and the summary table counts the skipped rows (``summary_metrics``). The guard
+:mod:`~..metrics.skipped_rows`), ``input_note`` and ``seconds``, the wall-clock time of the whole row as the
+user waited for it (admission, the patch pair's choice, the search, the checks; a second-order result's
+``elapsed`` is set to it too); the CSV logger extension writes them as columns and the summary table counts
+the skipped rows (``summary_metrics``). The guard
 remembers the rows of one run (duplicates); ``textattack``'s ``Attacker`` is extended to reset
 it at the start of a run and to replay the rows before a checkpoint (``plugin/extensions.py``).
 """
 
 import logging
+import time
 from collections import OrderedDict
 
 import numpy as np
@@ -225,7 +228,16 @@ class GuardedAttack(Attack):
         self.summary_metrics = {**(summary_metrics or {}), **skipped_rows_metrics()}
 
     def attack(self, example, ground_truth_output):
-        """``Attack.attack`` on the row the guard admits; a skipped row's result says why."""
+        """``Attack.attack`` on the row the guard admits; a skipped row's result says why. The result's
+        ``seconds`` is the row's wall-clock time (see the module docstring)."""
+        start = time.perf_counter()
+        result = self._attack_row(example, ground_truth_output)
+        result.seconds = time.perf_counter() - start
+        if hasattr(result.perturbed_result, "elapsed"):  # a second-order result: its CSV column and summary row
+            result.perturbed_result.elapsed = result.seconds
+        return result
+
+    def _attack_row(self, example, ground_truth_output):
         row, skipped = self.input_guard.admit(example, ground_truth_output)
         if skipped is not None:
             return skipped

@@ -100,6 +100,7 @@ def _extend_csv_logger():
             if guarded:
                 row["skip_reason"] = result.skip_reason or ""
                 row["input_note"] = result.input_note or ""
+                row["seconds"] = round(result.seconds, 3) if getattr(result, "seconds", None) is not None else ""
             self.df = pd.DataFrame.from_records(self.row_list)
 
         return log_attack_result
