@@ -171,6 +171,19 @@ def takes_masked_lm(recipe):
     return "masked_lm" in recipe_class(recipe).PARAMS
 
 
+def load_benchmark_victim(spec):
+    """A demo victim by name (the package's wrapper), or a Hugging Face folder loaded exactly as the stock
+    command line's ``--model-from-huggingface DIR`` loads it (TextAttack's ``HuggingFaceModelWrapper``; our
+    recipes swap it for the per-batch padding one unless ``TEXTATTACK_SECONDORDER_KEEP_HF_WRAPPER=1``)."""
+    from textattack_secondorder.models.victims import VICTIMS, load_victim
+
+    if spec in VICTIMS:
+        return load_victim(spec)
+    import textattack
+
+    return textattack.ModelArgs._create_model_from_args(textattack.ModelArgs(model_from_huggingface=spec))
+
+
 def build(recipe, model_wrapper, masked_lm, synonyms=None):
     cls = recipe_class(recipe)
     kwargs = recipe_params(recipe)
@@ -183,7 +196,12 @@ def build(recipe, model_wrapper, masked_lm, synonyms=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--victims", nargs="+", default=["mr-cnn", "mr-lstm", "mr-bow", "mr-minilm"])
+    ap.add_argument(
+        "--victims",
+        nargs="+",
+        default=["mr-cnn", "mr-lstm", "mr-bow", "mr-minilm"],
+        help="demo victim names, or Hugging Face model folders (loaded as the stock CLI's --model-from-huggingface)",
+    )
     ap.add_argument(
         "--recipes",
         nargs="+",
@@ -252,7 +270,6 @@ def main():
 
     import textattack_secondorder
     from textattack_secondorder.datasets.mr import load_mr
-    from textattack_secondorder.models.victims import load_victim
     from textattack_secondorder.resources import load_word_proposer
     from textattack_secondorder.shared.files import atomic_write_text
 
@@ -305,7 +322,7 @@ def main():
         todo = [v for r in args.recipes for v in variants(r) if (victim, *v) not in have]
         if not todo:
             continue
-        model_wrapper = load_victim(victim)
+        model_wrapper = load_benchmark_victim(victim)
         attacks = {}
         for recipe, lm in todo:
             attacks[recipe, lm] = build(recipe, model_wrapper, proposers.get(lm), synonyms)
@@ -317,7 +334,7 @@ def main():
             from stage_timer import StageTimer  # benchmarks/stage_timer.py, beside this script
 
             timer = StageTimer()
-            timer.install(model_wrapper, proposers.values())
+            timer.install([a.goal_function.model for a in attacks.values()], proposers.values())
         set_seed(args.seed)
         results = {r: [] for r in todo}
         seconds = {r: 0.0 for r in todo}
@@ -346,6 +363,8 @@ def main():
                         "queries": res.num_queries,
                         "seconds": round(dt, 3),
                         **texts_of(res),
+                        # so-beam's steps: depth, lowest loss, queries so far, candidates (docs/methods.md §9.4)
+                        "trace": json.dumps(getattr(attacks[recipe].search_method, "trace", None)),
                     }
                 )
         for recipe in todo:

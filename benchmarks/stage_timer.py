@@ -8,16 +8,22 @@ class StageTimer:
 
     Stages: ``masked_lm`` (the proposer's forwards, tokenisation and head included), ``victim``
     (the victim wrapper's forwards on x and x ⊕ p, and the patch selector's single-word queries),
-    ``neighbourhood_rule`` (κ/δ rule), ``neighbourhood_bookkeeping`` (cache keys, grouping, building
-    the neighbour texts), ``constraints`` (TextAttack's constraint filter), ``goal_bookkeeping``
-    (patch selection and scoring around the victim calls); ``rest`` = the example's wall time minus
-    all of them (search loop, TextAttack's caches and result objects). Time spent in a wrapped
-    function called from another wrapped one counts for the inner stage only.
+    ``patch_judge`` (the judge's signals of candidate patch swaps: causal LM, masked LM, sentence
+    encoder), ``patch_rule`` (the rest of choosing the patch pair in x0 and checking it in a vulnerable
+    example: part of speech, lexical link, the rule's bookkeeping), ``neighbor_rule`` (the natural
+    neighbour rule: part of speech and the causal LM's budget), ``neighbourhood_rule`` (κ/δ rule),
+    ``neighbourhood_bookkeeping`` (cache keys, grouping, building the neighbour texts), ``constraints``
+    (TextAttack's constraint filter), ``goal_bookkeeping`` (scoring around the victim calls); ``rest`` =
+    the example's wall time minus all of them (search loop, TextAttack's caches and result objects). Time
+    spent in a wrapped function called from another wrapped one counts for the inner stage only.
     """
 
     STAGES = (
         "masked_lm",
         "victim",
+        "patch_judge",
+        "patch_rule",
+        "neighbor_rule",
         "neighbourhood_rule",
         "neighbourhood_bookkeeping",
         "constraints",
@@ -56,21 +62,27 @@ class StageTimer:
         self._undo.append((owner, name, fn if had else None))
         setattr(owner, name, timed)
 
-    def install(self, model_wrapper, proposers):
+    def install(self, model_wrappers, proposers):
+        """Wrap the stages; ``model_wrappers``: the victims the attacks query (their classes are wrapped)."""
         from textattack import Attack
 
-        from textattack_secondorder.goal_functions import patch_words, second_order
+        from textattack_secondorder.constraints.swap_signals import SwapSignals
+        from textattack_secondorder.goal_functions import neighbor_rules, patch_words, second_order
         from textattack_secondorder.transformations import neighborhood
 
         for p in proposers:
             self.wrap(p, "propose", "masked_lm")
-        self.wrap(type(model_wrapper), "__call__", "victim")
+        for cls in {type(w) for w in model_wrappers}:
+            self.wrap(cls, "__call__", "victim")
+        self.wrap(SwapSignals, "compute", "patch_judge")
+        self.wrap(patch_words.PatchWordSelector, "keeps", "patch_rule")
+        self.wrap(neighbor_rules.NeighborRule, "passes", "neighbor_rule")
         self.wrap(neighborhood, "select_neighbor_words", "neighbourhood_rule")
         self.wrap(neighborhood.WordSwapNeighborhood, "neighbor_words", "neighbourhood_bookkeeping")
         self.wrap(neighborhood.WordSwapNeighborhood, "_get_transformations", "neighbourhood_bookkeeping")
         self.wrap(Attack, "filter_transformations", "constraints")
         self.wrap(second_order.SecondOrderClassification, "get_results", "goal_bookkeeping")
-        self.wrap(patch_words.PatchWordSelector, "select", "goal_bookkeeping")
+        self.wrap(patch_words.PatchWordSelector, "select", "patch_rule")
 
     def uninstall(self):
         for owner, name, fn in reversed(self._undo):

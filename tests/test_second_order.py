@@ -291,6 +291,33 @@ def test_seconds_are_the_rows_wall_time(tmp_path):
     assert SecondsPerExample().calculate([res]) == round(res.perturbed_result.elapsed, 2)
 
 
+def test_so_beam_gives_up_when_its_loss_stops_falling():
+    """patience=1: a beam whose best loss does not fall below the input's stops after one step; without it the
+    beam walks every step the neighbourhood allows; the trace says what each step found; patience=2 leaves a
+    second step to a beam that did not improve at its first."""
+    robust = Planted(lambda w: "good" in w or "fine" in w)  # the same probabilities everywhere: no step improves
+    attack = SOBeam.build(
+        robust, synonyms=SYNONYMS, masked_lm=TableProposer(TABLE), patch_rule="paper", neighbor_rule="paper"
+    )
+    attack.attack("a good movie", 1)
+    walked = attack.search_method.trace
+    patient = SOBeam.build(
+        robust,
+        synonyms=SYNONYMS,
+        masked_lm=TableProposer(TABLE),
+        patch_rule="paper",
+        neighbor_rule="paper",
+        patience=1,
+    )
+    result = patient.attack("a good movie", 1)
+    assert len(walked) > 1 and [t["depth"] for t in walked] == list(range(1, len(walked) + 1))
+    assert len(patient.search_method.trace) == 1
+    assert result.perturbed_result.num_queries < walked[-1]["queries"]
+    # two words away: step 1 does not improve on the input (flat 0.9/0.1 probabilities), patience=2 lets step 2 run
+    [found] = run_attack(SOBeam, Planted(fragile_at_the_film), ["a good movie"], patience=2)
+    assert isinstance(found, SuccessfulAttackResult) and found.perturbed_result.perturbed_words == 2
+
+
 def test_unknown_parameter_lists_valid_ones():
     with pytest.raises(ValueError, match="beam_width"):
         SOBeam.build(Planted(fragile_at_film), beam_widht=3)

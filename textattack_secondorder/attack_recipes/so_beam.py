@@ -45,6 +45,12 @@ class SOBeam(SORecipe):
         query_budget=Param(
             50_000, "model queries per example, x and x ⊕ p counted separately (reference code: 50,000)", low=1
         ),
+        patience=Param(
+            None,
+            "stop after this many steps in a row that do not lower the lowest loss of Eq. 4 found so far "
+            "(not in the paper; None = all max_depth steps; docs/methods.md §9.4)",
+            low=1,
+        ),
     )
 
     @classmethod
@@ -81,6 +87,10 @@ class SOBeam(SORecipe):
                 # rule keeps, so the beam does not build on a sentence no one would write.
                 #
                 neighbor_rule=goal_function.neighbor_rule.for_beam(lm=p["neighbor_lm_beam"]),
+                #
+                # Not in the paper (docs/methods.md §9.4): a beam whose loss stopped falling gives up.
+                #
+                patience=p["patience"],
             )
             #
             # Summary rows of a second-order run (docs/methods.md §1.5): victim accuracy, perplexity.

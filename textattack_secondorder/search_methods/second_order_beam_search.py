@@ -26,24 +26,35 @@ class SecondOrderBeamSearch(NeighborhoodSearch):
             survivors must pass against ``x0`` (docs/methods.md §1.1): the ranked candidates are judged β at a
             time, at most ``RULE_ROUNDS`` rounds, and the beam keeps the first β that pass; None: Algorithm 2's
             β best.
+        patience: stop after this many steps in a row whose best candidate does not lower the lowest loss of
+            Eq. 4 found so far (docs/methods.md §9.4: a sentence whose beam stops improving almost never
+            succeeds later, and a failed sentence cost as much as ten successful ones); None: Algorithm 2's
+            ``max_depth`` steps.
+
+    After each search, ``trace`` holds one entry per step: its depth, the lowest loss of its candidates,
+    the queries spent so far and the number of candidates (benchmarks/second_order.py records it).
     """
 
     RULE_ROUNDS = 3
 
-    def __init__(self, beam_width=20, max_depth=6, expand_chunk=1, prefetch=None, neighbor_rule=None):
+    def __init__(self, beam_width=20, max_depth=6, expand_chunk=1, prefetch=None, neighbor_rule=None, patience=None):
         super().__init__(prefetch)
         self.beam_width = int(beam_width)
         self.max_depth = int(max_depth)
         self.expand_chunk = None if not expand_chunk else int(expand_chunk)
         self.neighbor_rule = neighbor_rule
+        self.patience = None if not patience else int(patience)
+        self.trace = []
 
     def perform_search(self, initial_result):
+        self.trace = []
         if initial_result.goal_status == SUCCEEDED:
             return initial_result
         x0 = initial_result.attacked_text
         seen = {x0.text}
         beam, best = [initial_result], initial_result
-        for _ in range(self.max_depth):
+        lowest, stale = (float("inf") if initial_result.loss is None else initial_result.loss), 0
+        for depth in range(1, self.max_depth + 1):
             chunk = self.expand_chunk or len(beam)
             results, search_over, any_candidates = [], False, False
             for c in range(0, len(beam), chunk):
@@ -58,11 +69,24 @@ class SecondOrderBeamSearch(NeighborhoodSearch):
             if not any_candidates or not results:
                 break
             ranked = sorted(results, key=lambda r: r.score, reverse=True)
+            step_lowest = min(r.loss for r in results)
+            self.trace.append(
+                {
+                    "depth": depth,
+                    "loss": step_lowest,
+                    "queries": self.goal_function.num_queries,
+                    "candidates": len(results),
+                }
+            )
             if ranked[0].score > best.score:
                 best = ranked[0]
             # "if any is vulnerable return the one with largest |F| (ties: lowest loss)"
             if best.goal_status == SUCCEEDED or search_over:
                 return best
+            stale = 0 if step_lowest < lowest else stale + 1
+            lowest = min(lowest, step_lowest)
+            if self.patience is not None and stale >= self.patience:
+                break
             beam = self._survivors(ranked, x0)
         return best
 
@@ -79,4 +103,4 @@ class SecondOrderBeamSearch(NeighborhoodSearch):
         return beam[:width]
 
     def extra_repr_keys(self):
-        return ["beam_width", "max_depth", "expand_chunk", "neighbor_rule"]
+        return ["beam_width", "max_depth", "expand_chunk", "neighbor_rule", "patience"]
