@@ -69,6 +69,12 @@ def check_classifier_spec(spec):
         )
 
 
+def load_error(spec, error):
+    """The :class:`ModelLoadError` for ``error`` raised while loading ``spec``: one line naming both."""
+    first = (str(error).strip().splitlines() or [""])[0]
+    return ModelLoadError(f"cannot load model {spec!r}: {type(error).__name__}: {first}")
+
+
 def load_classifier(spec, dtype=None):
     """``(model, tokenizer)`` of the Hugging Face classifier ``spec`` (folder or hub id), or
     :class:`ModelLoadError` saying in one line why not."""
@@ -76,8 +82,7 @@ def load_classifier(spec, dtype=None):
     try:
         return load_model_and_tokenizer(os.path.expanduser(spec), dtype)
     except Exception as e:  # noqa: BLE001 - whatever transformers raises, the user gets one line naming the model
-        first = (str(e).strip().splitlines() or [""])[0]
-        raise ModelLoadError(f"cannot load model {spec!r}: {type(e).__name__}: {first}") from e
+        raise load_error(spec, e) from e
 
 
 def load_model_wrapper(spec, device=None, batch_size=64, dtype=None):

@@ -29,12 +29,8 @@
 * ``textattack attack`` / ``augment``: a bad recipe parameter, resource, victim or
   ``--num-examples`` prints one line naming it and exits with code 2, without a traceback;
   our recipes' ``NAME^params`` are checked before the model is loaded.
-* The victim (``ModelArgs``): ``--model mr-cnn`` (a demo victim's name) loads that victim, trained on first
-  use; a Hugging Face model that cannot be loaded (``--model-from-huggingface`` / ``--model DIR``: a folder
-  missing, without config, classifier head or tokenizer; a hub id offline) is one line naming what is wrong
-  (:func:`~..models.loading.check_classifier_spec`). With ``$TEXTATTACK_SECONDORDER_FAST_WRAPPER=1``
-  TextAttack's own recipes query a Hugging Face classifier padded per batch too (ours always do:
-  :func:`~..models.wrappers.fast_model_wrapper`); the log says so.
+* The victim (``ModelArgs``, :mod:`.victim_args`): demo victims by name, one line for a model that cannot be
+  loaded, and opt-in per-batch padding for TextAttack's own recipes.
 
 All are idempotent and leave TextAttack's behaviour unchanged for its own recipes otherwise.
 """
@@ -57,19 +53,16 @@ from textattack.commands.augment_command import AugmentCommand
 from textattack.goal_functions import UntargetedClassification
 from textattack.loggers import AttackLogManager, CSVLogger
 from textattack.metrics.attack_metrics import AttackQueries, WordsPerturbed
-from textattack.models.wrappers import HuggingFaceModelWrapper
 from textattack.shared import AttackCheckpoint, logger, validators
 
 from ..attack_recipes.build import attack_recipes, checked_recipe
 from ..goal_functions.second_order import SecondOrderClassification
 from ..metrics.second_order import VictimAccuracy
-from ..models.catalogue import VICTIMS
-from ..models.loading import ModelLoadError, check_classifier_spec
-from ..models.wrappers import fast_model_wrapper
 from ..shared.errors import UsageError, UserError
 from ..shared.files import atomic_write_bytes
 from ..shared.inputs import UnreadableRow
 from .registry import augmentation_recipes
+from .victim_args import extend_model_args
 
 # Summary rows added to every run of this process (``textattack-so attack --asr1`` fills it).
 EXTRA_METRICS = {}
@@ -312,60 +305,6 @@ def _extend_commands():
     _once(AugmentCommand, "run", make)
 
 
-#: set to 1 so that TextAttack's own recipes, too, query a Hugging Face classifier padded per batch
-FAST_WRAPPER_ENV = "TEXTATTACK_SECONDORDER_FAST_WRAPPER"
-
-
-def _hf_model_spec(args):
-    """The Hugging Face model ``args`` name (``--model-from-huggingface``, or a ``--model`` folder that is not
-    one of TextAttack's own LSTM/CNN folders), or None."""
-    if getattr(args, "model_from_file", None):
-        return None
-    if getattr(args, "model_from_huggingface", None):
-        return args.model_from_huggingface
-    spec = getattr(args, "model", None)
-    if not spec or not os.path.isdir(spec) or os.path.exists(os.path.join(spec, "t5-wrapper-config.json")):
-        return None
-    try:
-        with open(os.path.join(spec, "config.json"), encoding="utf-8") as f:
-            architectures = json.load(f).get("architectures")
-    except (OSError, ValueError):
-        return spec  # the check says what is wrong with it
-    return None if architectures in ("LSTMForClassification", "WordCNNForClassification") else spec
-
-
-def _extend_model_args():
-
-    def make(original):
-        def create(cls, args):
-            from ..models.victims import victim_dir
-
-            if getattr(args, "model", None) in VICTIMS and not os.path.exists(args.model):
-                args.model = str(victim_dir(args.model))  # a demo victim by name (trained on first use)
-            spec = _hf_model_spec(args)
-            if spec is not None:
-                check_classifier_spec(spec)
-            try:
-                wrapper = original(cls, args)
-            except Exception as e:
-                if spec is None:
-                    raise
-                first = (str(e).strip().splitlines() or [""])[0]
-                raise ModelLoadError(f"cannot load model {spec!r}: {type(e).__name__}: {first}") from e
-            if os.environ.get(FAST_WRAPPER_ENV, "") not in ("", "0") and isinstance(wrapper, HuggingFaceModelWrapper):
-                wrapper = fast_model_wrapper(wrapper, f"every recipe ({FAST_WRAPPER_ENV}=1)")
-            return wrapper
-
-        return classmethod(create)
-
-    original = ModelArgs.__dict__["_create_model_from_args"].__func__
-    if getattr(original, "_secondorder", False):
-        return
-    wrapped = make(original)
-    wrapped.__func__._secondorder = True
-    ModelArgs._create_model_from_args = wrapped
-
-
 # TextAttack's model globs for classification goal functions, plus our word-level victims
 # (``models/word_models.py``: SOWordCNN/LSTM/BoW ...ForSequenceClassification).
 OUR_VICTIM_GLOBS = (r"^textattack_secondorder\.models\.word_models\.\w*ForSequenceClassification$",)
@@ -425,7 +364,7 @@ def _extend_log_summary():
 
 def extend_textattack():
     _extend_validators()
-    _extend_model_args()
+    extend_model_args()
     _extend_log_summary()
     _extend_csv_logger()
     _extend_diff_color()
