@@ -86,7 +86,12 @@ class GateContext:
         if key not in self._examples:
             try:
                 self._examples[key] = load_examples(
-                    key[0], key[1], self.config.text_column, self.config.label_column, key[2]
+                    key[0],
+                    key[1],
+                    self.config.text_column,
+                    self.config.label_column,
+                    key[2],
+                    hint="the config's text_column / label_column",
                 )
             except (FileNotFoundError, ValueError) as e:
                 raise ConfigError(

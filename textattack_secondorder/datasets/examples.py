@@ -16,14 +16,13 @@ import pandas as pd
 from ..shared.errors import UsageError
 from .mr import load_mr
 
-COLUMN_HINT = "set --text-column / --label-column"
 
-
-def read_csv_columns(path, text_column="text", label_column="label", labelled=False, hint=COLUMN_HINT):
+def read_csv_columns(path, text_column="text", label_column="label", labelled=False, hint=None):
     """The CSV at ``path`` as a DataFrame of strings (nothing read as NaN), its columns checked.
 
     Raises :class:`UsageError` naming the file and its columns when it cannot be read, has no
-    ``text_column``, or (``labelled``) no ``label_column``; ``hint`` says how to name other columns.
+    ``text_column``, or (``labelled``) no ``label_column``; ``hint`` says how to name other columns
+    (default: the option, ``--text-column`` or ``--label-column``).
     """
     if not os.path.isfile(path):
         raise UsageError(f"data set {path!r} not found")
@@ -35,10 +34,13 @@ def read_csv_columns(path, text_column="text", label_column="label", labelled=Fa
         raise UsageError(f"{path} cannot be read as a UTF-8 CSV: {str(e).strip()}") from None
     columns = ", ".join(map(str, df.columns))
     if text_column not in df.columns:
-        raise UsageError(f"{path} has no column {text_column!r} for the texts ({hint}); its columns: {columns}")
+        raise UsageError(
+            f"{path} has no column {text_column!r} for the texts ({hint or '--text-column'}); its columns: {columns}"
+        )
     if labelled and label_column not in df.columns:
         raise UsageError(
-            f"{path} has no column {label_column!r} for the labels, which this command needs ({hint}); "
+            f"{path} has no column {label_column!r} for the labels, which this command needs "
+            f"({hint or '--label-column'}); "
             f"its columns: {columns}"
         )
     return df
@@ -55,9 +57,7 @@ def _label(value):
     return float(text) if _NUMBER.fullmatch(text) else value
 
 
-def load_examples(
-    spec, split="test", text_column="text", label_column="label", limit=None, labelled=False, hint=COLUMN_HINT
-):
+def load_examples(spec, split="test", text_column="text", label_column="label", limit=None, labelled=False, hint=None):
     """List of ``(text, label)``; label is ``None`` for plain text files (and CSVs without a label column).
 
     ``labelled=True``: the command needs labels, so a CSV without ``label_column`` or a text file
