@@ -274,6 +274,17 @@ def test_stock_attack_on_an_unusable_csv_is_one_line_exit_2(named_model, tmp_pat
     assert line.startswith("textattack: error: ") and fragment in line, line
 
 
+def test_csv_dataset_maps_names_once_then_filters_by_class_number(tmp_path):
+    from textattack_secondorder.datasets.csv_dataset import CSVDataset
+
+    data = CSVDataset(str(write_csv(tmp_path / "my.csv", REVIEWS + [("the film is fine", "great")])), [1])
+    data.adopt_model_labels(NAMES, guarded=False)  # TextAttack's --filter-by-labels 1: the positive rows
+    assert [(t["text"], y) for t, y in data] == [("a good film", 1), ("the cast is fine", 1), ("good and fine", 1)]
+    assert data.label_names == NAMES
+    data.adopt_model_labels(["x", "y"], guarded=False)  # once: a resumed attack does not map twice
+    assert len(data) == 3
+
+
 def test_stock_attack_reads_other_column_names_after_a_caret(tmp_path, capfd):
     data = write_csv(tmp_path / "my.csv", [(t, i % 2) for i, (t, _) in enumerate(REVIEWS)], ("review", "stars"))
     code, out, err = stock_textattack(capfd, "peek-dataset", "--dataset-from-file", f"{data}^review,stars")
