@@ -87,7 +87,17 @@ def forwards(folder, copies=64, repeats=3):
             best = min(best, time.perf_counter() - t0)
         out[name] = {"seconds": round(best, 3), "logits": torch.as_tensor(logits).float()}
     diff = float((out["textattack"]["logits"] - out["fast"]["logits"]).abs().max())
+    # texts per forward: 256 one-word neighbours of the sentence through our wrapper at each batch size
+    words = SENTENCE.split()
+    neighbours = [" ".join(words[:k % len(words)] + ["film"] + words[k % len(words) + 1 :]) for k in range(256)]
+    per_batch = {}
+    for size in (8, 16, 32, 64, 128, 256):
+        ours.batch_size = size
+        t0 = time.perf_counter()
+        ours(neighbours)
+        per_batch[size] = round((time.perf_counter() - t0) / len(neighbours) * 1000, 2)
     return {
+        "ms_per_text_by_batch_size": per_batch,
         "copies": copies,
         "words": len(SENTENCE.split()),
         "textattack_seconds": out["textattack"]["seconds"],

@@ -362,13 +362,17 @@ def test_stock_textattack_augment_sp_defense_on_hostile_rows(tmp_path, capfd, ca
     assert code == 0, err[-3000:]
     for reason in ("empty text", "whitespace-only text", "no words", "control character"):
         assert reason in err + caplog.text, reason  # a log warning (pytest keeps log records off stderr)
-    # TextAttack writes with quotechar "/" and then deletes every "/": a text with a comma is not quoted
-    # any more, so split each line from the right (label and case hold no comma)
-    lines = out.read_text(encoding="utf-8").split("\n")
-    assert lines[0] == "text,label,case" and lines[-1] == ""
+    # our recipe's CSV is read and written losslessly (TextAttack's own writer deletes every "/" and turns the
+    # empty text into a lone quote that swallows the next row): every row comes back, texts as they were
+    rows = pd.read_csv(out, keep_default_na=False, dtype=str)
+    assert list(rows.columns) == ["text", "label", "case"]
+    originals = rows.drop_duplicates("case", keep="first")
+    assert (
+        originals[["text", "label", "case"]].values.tolist()
+        == _hostile().astype(str).drop_duplicates("case", keep="first")[["text", "label", "case"]].values.tolist()
+    )
     by_case = {}
-    for line in lines[1:-1]:
-        text, _, case = line.rsplit(",", 2)
+    for text, case in zip(rows["text"], rows["case"]):
         by_case.setdefault(case, []).append(text)
     for case in ("empty", "whitespace", "punctuation", "emoji_only", "control"):
         assert len(by_case[case]) == 1, case  # the original only

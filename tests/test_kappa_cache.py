@@ -150,3 +150,18 @@ def test_stock_cli_four_class_model_on_mr_exits_2_without_traceback(tmp_path, ca
     )
     assert code == 2, err[-2000:]
     assert "4 outputs" in err and "kappa_dataset=" in err and "Traceback" not in err
+
+
+def test_kappa_data_labelled_with_the_models_names(tmp_path, counted):
+    """Labels written as the model's id2label names are its class numbers (the same κ as numbers give); a name
+    the model does not have is refused in one line that lists its names."""
+    from textattack_secondorder.attack_recipes.recipe import RecipeParameterError
+
+    model = tiny_bert(tmp_path)
+    model.model.config.id2label = {0: "negative", 1: "positive"}
+    by_number = build(model, kappa_csv(tmp_path / "numbers.csv"))
+    by_name = build(model, kappa_csv(tmp_path / "names.csv", labels=("Negative", "POSITIVE")))
+    assert len(counted) == 1  # the same examples once the names are numbers: the cached κ is reused
+    assert by_name.transformation.words == by_number.transformation.words
+    with pytest.raises(RecipeParameterError, match=r"'great' is neither one of the model's label names \(negative"):
+        build(model, kappa_csv(tmp_path / "bad.csv", labels=("negative", "great")))

@@ -6,8 +6,9 @@
 1. probes the victim once, on the first row (:func:`~..models.probe.probe_model`): a model
    returning NaN or a wrong shape, or raising on ordinary sentences, stops the run at once
    with :class:`~..models.probe.ModelProbeError`; the probe also gives the number of classes;
-2. checks the text and the label and skips duplicates (:class:`~..shared.inputs.RowScreen`):
-   a bad row becomes a ``SkippedAttackResult`` without calling the model;
+2. checks the text and the label (a class number or one of the model's label names) and skips
+   duplicates (:class:`~..shared.inputs.RowScreen`): a bad row becomes a ``SkippedAttackResult``
+   without calling the model;
 3. cuts a text longer than the victim's limit the way the victim truncates it
    (:func:`~..models.truncation.truncate_for_model`) and says so in ``input_note``;
 4. lets the attack run on the row; an exception skips the row with the exception as its reason
@@ -36,7 +37,7 @@ from textattack.goal_functions import ClassificationGoalFunction
 from textattack.shared import AttackedText, utils
 
 from ..metrics.skipped_rows import skipped_rows_metrics
-from ..models.probe import ModelProbeError, check_outputs, model_name, probe_model
+from ..models.probe import ModelProbeError, check_outputs, model_label_names, model_name, probe_model
 from ..models.truncation import truncate_for_model
 from ..resources.errors import ResourceError
 from ..shared.inputs import RowScreen
@@ -176,6 +177,7 @@ class InputGuard:
         texts = [t for t in columns.values() if isinstance(t, str) and t.strip()][:1] if len(columns) == 1 else []
         self.num_classes = probe_model(model, texts)
         self.screen.num_classes = self.num_classes
+        self.screen.label_names = model_label_names(model, self.num_classes)
         self.probed = True
 
     def _skipped(self, columns, label, reason, kind, attrs=None):

@@ -25,8 +25,9 @@ from textattack.goal_functions import UntargetedClassification
 from ..datasets.examples import load_examples
 from ..evaluation.flip_capability import FlipCapabilityResult
 from ..evaluation.flip_capability.cache import KappaDataError, cached_flip_capability, check_kappa_labels
-from ..models.probe import probe_model
+from ..models.probe import model_label_names, probe_model
 from ..search_methods import SPAttackSearch
+from ..shared.inputs import label_reason
 from ..transformations.word_swap_word_list import WordSwapWordList
 from .input_guard import GuardedAttack
 from .param import Param
@@ -109,7 +110,8 @@ class SPAttack(SORecipe):
     def kappa_from_data(cls, model_wrapper, dataset, limit, m):
         """κ by EUBA on the first ``limit`` training rows of ``dataset``, cached under a content key (§2.3).
 
-        Refuses data whose labels the model cannot have (:class:`RecipeParameterError`, one line).
+        Labels may be class numbers or the model's label names (:func:`~..shared.inputs.label_reason`);
+        refuses data whose labels the model cannot have (:class:`RecipeParameterError`, one line).
         """
         outputs = probe_model(model_wrapper)
         try:
@@ -117,9 +119,22 @@ class SPAttack(SORecipe):
             examples = load_examples(dataset, "train", limit=limit)
             if any(y is None for _, y in examples):
                 raise KappaDataError(f"κ data '{dataset}' has no labels; pass a CSV with text,label columns")
+            names = model_label_names(model_wrapper, outputs)
+            examples = [(t, _class_number(y, outputs, names, dataset)) for t, y in examples]
             kappa, _, _ = cached_flip_capability(
                 model_wrapper, examples, m=m, num_outputs=outputs, data_name=f"{dataset}:train[:{limit}]"
             )
         except KappaDataError as e:
             raise RecipeParameterError(f"recipe '{cls.name}': {e}") from None
         return kappa
+
+
+def _class_number(label, num_classes, names, dataset):
+    """A κ data label as a class number: one of the model's label names becomes its number; a name the model
+    does not have is a ``KappaDataError``; a number is left to ``check_kappa_labels``, which lists them all."""
+    value, reason = label_reason(label, num_classes, names)
+    if reason is None:
+        return value
+    if isinstance(label, str):
+        raise KappaDataError(f"κ data '{dataset}': {reason}")
+    return label

@@ -23,10 +23,10 @@ from ..datasets.examples import load_examples
 from ..distributed import ClusterOptions
 from ..models.fingerprint import model_fingerprint, spec_fingerprint
 from ..models.loading import load_model_wrapper
-from ..models.probe import probe_model
+from ..models.probe import model_label_names, probe_model
 from ..shared.digest import content_digest
 from ..shared.files import atomic_write_text
-from ..shared.inputs import bad_text_reason, screen_examples
+from ..shared.inputs import bad_text_reason, screen_examples, skipped_summary_text
 from .base import ConfigError, Evaluation
 from .baseline import compare
 from .verdict import Verdict
@@ -62,6 +62,7 @@ class GateContext:
         self._model = None
         self.model_fingerprint = ""
         self._num_classes = None
+        self._label_names = None
         self._examples = {}
         self.done = {}
 
@@ -85,7 +86,12 @@ class GateContext:
         if key not in self._examples:
             try:
                 self._examples[key] = load_examples(
-                    key[0], key[1], self.config.text_column, self.config.label_column, key[2]
+                    key[0],
+                    key[1],
+                    self.config.text_column,
+                    self.config.label_column,
+                    key[2],
+                    hint="the config's text_column / label_column",
                 )
             except (FileNotFoundError, ValueError) as e:
                 raise ConfigError(
@@ -95,13 +101,26 @@ class GateContext:
         return self._examples[key]
 
     def screened(self, settings, labelled=True):
-        """The usable rows (docs/methods.md §6) and the skipped ones, as the commands screen them."""
+        """The usable rows (docs/methods.md §6) and the skipped ones, as the commands screen them (labels:
+        class numbers or the model's label names); a data set without a usable row is a ``ConfigError``."""
         examples = self.examples(settings)
         if self._num_classes is None:
             self._num_classes = probe_model(self.model, [t for t, _ in examples if not bad_text_reason(t)][:2])
-        good, skipped = screen_examples(examples, self._num_classes, labelled=labelled)
+            self._label_names = model_label_names(self.model, self._num_classes)
+        good, skipped = screen_examples(examples, self._num_classes, labelled=labelled, label_names=self._label_names)
+        if not good:
+            raise ConfigError(
+                f"dataset: no usable row in {settings['dataset']!r} split {settings['split']!r}: "
+                + (
+                    f"all {len(examples)} rows were skipped ({skipped_summary_text(skipped)})"
+                    if examples
+                    else "it is empty"
+                )
+            )
         if skipped:
-            self.say(f"  skipping {len(skipped)} of {len(examples)} rows for bad input")
+            self.say(
+                f"  skipping {len(skipped)} of {len(examples)} rows for bad input ({skipped_summary_text(skipped)})"
+            )
         return [(t, y) for _, t, y in good], skipped
 
     def finished(self, name):

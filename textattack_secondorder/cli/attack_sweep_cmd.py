@@ -46,7 +46,9 @@ def run(args):
 
     extend_textattack()  # our CSV columns and summary rows in the attacks run here, also with the import hook off
     recipes = [checked_recipe(r) for r in args.recipes]
-    examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
+    examples = load_examples(
+        args.dataset, args.split, args.text_column, args.label_column, args.num_examples, labelled=True
+    )
     # one probe of the first model: rows no model could take are skipped once, for every cell
     examples, skipped = screen_rows(examples, load_model_wrapper(args.models[0], args.device, args.model_batch_size))
     table, stats = run_attack_sweep(

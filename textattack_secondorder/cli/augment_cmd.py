@@ -21,7 +21,12 @@ def add_parser(subparsers):
     p.add_argument("--input-csv", required=True)
     p.add_argument("--output-csv", required=True)
     p.add_argument("--text-column", default="text")
-    p.add_argument("--label-column", default="label", help="label column ('' = none: use the model's prediction)")
+    p.add_argument(
+        "--label-column",
+        default=None,
+        help="label column: class numbers or the model's label names (default: 'label' when the CSV has one; "
+        "'' = none: use the model's prediction)",
+    )
     p.add_argument("--mode", default="mix", help="mix (training mix), gradient, random, special")
     p.add_argument("--model", default=None, help="victim for gradient augmentation (name, dir or file)")
     add_device_args(p)
@@ -39,17 +44,18 @@ def run(args):
     from tqdm.auto import tqdm
 
     from ..augmentation.sp_defense import SPDefenseAugmenter, special_word_table
+    from ..datasets.examples import read_csv_columns
     from ..models.loading import load_model_wrapper
     from ..models.probe import screen_rows
     from ..shared.files import atomic_write_text
 
     if os.path.exists(args.output_csv) and not args.overwrite:
-        raise SystemExit(f"{args.output_csv} exists; pass --overwrite")
-    df = pd.read_csv(args.input_csv, dtype=str, keep_default_na=False, encoding="utf-8")
-    if args.text_column not in df.columns:
-        raise SystemExit(f"no column {args.text_column!r} in {args.input_csv}; columns: {', '.join(df.columns)}")
-    has_label = bool(args.label_column) and args.label_column in df.columns
-    labels = df[args.label_column].tolist() if has_label else [None] * len(df)
+        raise UsageError(f"{args.output_csv} exists; pass --overwrite")
+    # a label column the user named must be there; the default 'label' only when the CSV has one
+    df = read_csv_columns(args.input_csv, args.text_column, args.label_column, labelled=bool(args.label_column))
+    label_column = "label" if args.label_column is None else args.label_column
+    has_label = bool(label_column) and label_column in df.columns
+    labels = df[label_column].tolist() if has_label else [None] * len(df)
     model = None
     if args.model:
         model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)

@@ -59,14 +59,29 @@ def run(args):
 
     from ..datasets.examples import load_examples
     from ..distributed import ClusterOptions
-    from ..evaluation.bias import CounterfactualBias
+    from ..evaluation.bias import CounterfactualBias, pair_sources, parse_pairs
     from ..models.loading import load_model_wrapper
     from ..models.probe import screen_rows
-    from ..shared.inputs import write_skipped
+    from ..shared.errors import UsageError
+    from ..shared.inputs import bad_text_reason, write_skipped
     from ..transformations.neighborhood import WordSwapNeighborhood
 
-    model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
+    # the data first: a wrong column or file is one line before the model loads
     examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
+    pairs = parse_pairs(args.pairs)
+    # B_{p,k} grows from the sentences holding one word of the pair exactly once: say so when none does
+    texts = [t for t, _ in examples if not bad_text_reason(t)]
+    unheld = [f"{p1}/{p2}" for p1, p2, _ in pairs if not pair_sources(texts, p1, p2)]
+    shown = ", ".join(unheld[:8]) + (f" and {len(unheld) - 8} more" if len(unheld) > 8 else "")
+    if len(unheld) == len(pairs):
+        raise UsageError(
+            f"none of the {len(texts)} sentences holds a word of the pair{'s' if len(pairs) > 1 else ''} "
+            f"{shown} (one of the two words, exactly once, is what B_{{p,k}} swaps): nothing to measure; "
+            "give sentences that mention them, or other --pairs"
+        )
+    if unheld:
+        print(f"not measured (no sentence holds one of their words exactly once): {shown}")
+    model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     good, skipped = screen_rows(examples, model, labelled=False)
     texts = [t for t, _ in good]
     settings = dict(
@@ -94,8 +109,11 @@ def run(args):
         device=args.device,
     )
     write_skipped(skipped, f"{args.out}/skipped_rows.csv")
-    with pd.option_context("display.width", 140, "display.max_rows", 500):
-        print(report.table.to_string(index=False, float_format=lambda v: f"{v:+.4f}"))
+    if len(report.table):
+        with pd.option_context("display.width", 140, "display.max_rows", 500):
+            print(report.table.to_string(index=False, float_format=lambda v: f"{v:+.4f}"))
+    else:  # e.g. --filter-epsilon kept no source
+        print("no B_{p,k} measured: no source sentence was left for any pair")
     print("\ncounts (#original at k=0, #perturbed at k=max):")
     for pair, c in report.counts.items():
         print(f"  {pair:24s} {c['original']:6d} {c['perturbed']:8d}")

@@ -65,9 +65,12 @@ def run(args):
     from ..models.token_classifier import TokenClassifier
     from ..shared.inputs import write_skipped
 
+    # the data first: a wrong column or file is one line before the model loads
+    train = load_examples(
+        args.dataset, args.split, args.text_column, args.label_column, args.num_examples, labelled=True
+    )
     model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     TokenClassifier.require_access(model, "SP-Defense training", name=args.model)  # one line, exit code 2
-    train = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
     train, skipped = screen_rows(train, model)
     test = load_examples(args.dataset, "test") if args.dataset == "mr" else None
 

@@ -48,11 +48,12 @@ def run(args):
     from ..models.token_classifier import TokenClassifier
     from ..shared.inputs import write_skipped
 
+    # the data first: a wrong column or file is one line before the model loads
+    examples = load_examples(
+        args.dataset, args.split, args.text_column, args.label_column, args.num_examples, labelled=True
+    )
     model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     TokenClassifier.require_access(model, "flip capability κ/ρ", name=args.model)  # one line, exit code 2
-    examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
-    if examples and all(label is None for _, label in examples):
-        raise SystemExit("flip capability needs labelled examples (a CSV with a label column, or 'mr')")
     examples, skipped = screen_rows(examples, model)
     name = Path(args.model.split("^")[0]).stem or args.model
     out = Path(args.out or f"results/kappa_{name}_{args.split}.json")

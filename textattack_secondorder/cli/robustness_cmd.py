@@ -172,6 +172,11 @@ def run(args):
         # a list the user named is read before anything loads: missing, malformed or empty is one
         # line naming it (SynonymFileError, exit code 2); only an unavailable slot default skips the level
         read_synonym_file(args.synonyms)
+    examples = None
+    if not args.reuse:  # the data first: a wrong column or file is one line before the model loads
+        examples = load_examples(
+            args.dataset, args.split, args.text_column, args.label_column, args.num_examples, labelled=True
+        )
     model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
     settings = {"model": args.model, "command": "textattack-so robustness"}
     if args.reuse:
@@ -184,7 +189,6 @@ def run(args):
             model, [t for t, _ in examples], [y for _, y in examples], sets, args.model_batch_size, settings
         )
     else:
-        examples = load_examples(args.dataset, args.split, args.text_column, args.label_column, args.num_examples)
         examples, skipped = screen_rows(examples, model)
         write_skipped(skipped, f"{args.out}/skipped_rows.csv")
         settings.update(

@@ -11,8 +11,8 @@ victim cannot take, as every long ``textattack-so`` command does.
 
 import numpy as np
 
-from ..shared.errors import UserError
-from ..shared.inputs import bad_text_reason, screen_examples, skipped_summary
+from ..shared.errors import UsageError, UserError
+from ..shared.inputs import bad_text_reason, screen_examples, skipped_summary_text
 
 # Ordinary sentences every text classifier can take: the probe always has two rows.
 PROBE_TEXTS = ("the film is good and the acting is fine .", "a dull , boring movie .")
@@ -28,6 +28,27 @@ def model_name(model_wrapper):
     path = getattr(getattr(inner, "config", None), "_name_or_path", "") or ""
     inner_name = "" if inner is None else f" around {type(inner).__name__}" + (f" ({path})" if path else "")
     return f"{type(model_wrapper).__name__}{inner_name}"
+
+
+def model_label_names(model_wrapper, num_classes=None):
+    """The model's label names in class order (its ``config.id2label``), or ``None``.
+
+    ``None`` when the wrapper has no Hugging Face config, when ``id2label`` is not keyed
+    ``0 .. n-1``, or when it has another number of names than ``num_classes`` (the classes the
+    probe counted). A model saved without names has ``LABEL_0``, ``LABEL_1`` ...; those are returned
+    too, so that a refused name's reason shows what the model calls its classes.
+    """
+    inner = getattr(model_wrapper, "model", None)
+    id2label = getattr(getattr(inner, "config", None), "id2label", None)
+    if not isinstance(id2label, dict) or not id2label:
+        return None
+    try:
+        by_id = {int(k): str(v) for k, v in id2label.items()}
+    except (TypeError, ValueError):
+        return None
+    if sorted(by_id) != list(range(len(by_id))) or (num_classes is not None and len(by_id) != num_classes):
+        return None
+    return [by_id[i] for i in range(len(by_id))]
 
 
 def _preview(arr, limit=6):
@@ -101,13 +122,21 @@ def screen_rows(examples, model=None, labelled=True, indexed=False):
 
     Returns ``(good [(text, label)], skipped [(row, text, label, reason)])`` (``indexed``: good as
     ``[(row, text, label)]``); a victim with unusable outputs raises ``ModelProbeError`` (one line,
-    exit code 2). Without a model, labels are checked for being class numbers only.
+    exit code 2). Labels may be class numbers or the model's label names (:func:`model_label_names`);
+    without a model, labels are checked for being class numbers only. No usable row at all is a
+    ``UsageError`` (one line naming the reasons, exit code 2), before any work starts.
     """
-    num_classes = None
+    num_classes = names = None
     if model is not None:
         num_classes = probe_model(model, [t for t, _ in examples if not bad_text_reason(t)][:2])
-    good, skipped = screen_examples(examples, num_classes, labelled=labelled)
+        names = model_label_names(model, num_classes)
+    good, skipped = screen_examples(examples, num_classes, labelled=labelled, label_names=names)
+    if not good:
+        raise UsageError(
+            "no usable row: the data set is empty"
+            if not examples
+            else f"no usable row: all {len(examples)} rows were skipped ({skipped_summary_text(skipped)})"
+        )
     if skipped:
-        kinds = ", ".join(f"{k} {n}" for k, n in skipped_summary(skipped).items())
-        print(f"skipping {len(skipped)} of {len(examples)} rows for bad input ({kinds})")
+        print(f"skipping {len(skipped)} of {len(examples)} rows for bad input ({skipped_summary_text(skipped)})")
     return (good if indexed else [(t, y) for _, t, y in good]), skipped

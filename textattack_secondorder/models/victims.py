@@ -33,7 +33,7 @@ from pathlib import Path
 
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-from ..datasets.mr import load_mr
+from ..datasets.mr import LABEL_NAMES, load_mr
 from ..resources.paths import cache_dir
 from ..shared.device import torch_dtype
 from ..shared.files import atomic_write_text
@@ -81,6 +81,18 @@ def _load_data(spec, data):
     return load_mr("train"), load_mr("test")
 
 
+def name_classes(model, spec):
+    """Give a victim's config the label names of its data set (MR: negative, positive) where it has only
+    the generic ``LABEL_0``, ``LABEL_1`` (the word victims were saved so), so that data labelled by name
+    reads the same on every victim (docs/methods.md §6)."""
+    config = model.config
+    generic = {i: f"LABEL_{i}" for i in range(config.num_labels)}
+    if spec.dataset == "mr" and config.num_labels == len(LABEL_NAMES) and dict(config.id2label) == generic:
+        config.id2label = dict(enumerate(LABEL_NAMES))
+        config.label2id = {name: i for i, name in enumerate(LABEL_NAMES)}
+    return model
+
+
 def train_victim(name, force=False, data=None, seed=0, progress=True, device=None, **overrides):
     """Train victim ``name`` and save it under ``cache_dir("victims", name)``.
 
@@ -112,6 +124,7 @@ def train_victim(name, force=False, data=None, seed=0, progress=True, device=Non
             train, test, seed=seed, progress=progress, device=device, **overrides
         )
     model.to("cpu")  # saved from the CPU: a model directory says nothing of where it was trained
+    name_classes(model, spec)
     metrics = {"name": name, "description": spec.description, "dataset": spec.dataset, "seed": seed, **metrics}
 
     parent = final.parent
@@ -182,4 +195,5 @@ def load_victim(name, device=None, train_if_missing=True, batch_size=None, dtype
     if train_if_missing and not is_trained(name):
         train_victim(name, device=device)
     model, tokenizer = load_model_and_tokenizer(victim_dir(name, train_if_missing=train_if_missing), dtype)
+    name_classes(model, _spec(name))
     return SOModelWrapper(model, tokenizer, device=device, batch_size=batch_size or DEFAULT_BATCH_SIZE)

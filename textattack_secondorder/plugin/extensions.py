@@ -31,6 +31,11 @@
   our recipes' ``NAME^params`` are checked before the model is loaded.
 * The victim (``ModelArgs``, :mod:`.victim_args`): demo victims by name, one line for a model that cannot be
   loaded, and opt-in per-batch padding for TextAttack's own recipes.
+* A user's data (docs/methods.md §6): ``--dataset-from-file reviews.csv`` reads a CSV with ``text`` and
+  ``label`` columns (:class:`~..datasets.csv_dataset.CSVDataset`; TextAttack wanted a Python file), its
+  label names matched to the victim's ``id2label`` when the attack starts; ``augment`` checks its input
+  file and column first (one line, exit code 2), and with one of our recipes reads and writes the CSV
+  losslessly (:mod:`~..augmentation.csv_file`; TextAttack's own loses a row after an empty text ``""``).
 
 All are idempotent and leave TextAttack's behaviour unchanged for its own recipes otherwise.
 """
@@ -44,6 +49,8 @@ import sys
 from collections import OrderedDict
 
 import pandas as pd
+import textattack
+import textattack.augment_args
 from langdetect.lang_detect_exception import LangDetectException
 from textattack import Attacker, CommandLineAttackArgs, DatasetArgs, ModelArgs
 from textattack.attack_results import AttackResult
@@ -56,8 +63,11 @@ from textattack.metrics.attack_metrics import AttackQueries, WordsPerturbed
 from textattack.shared import AttackCheckpoint, logger, validators
 
 from ..attack_recipes.build import attack_recipes, checked_recipe
+from ..augmentation.csv_file import augment_csv, read_augment_csv
+from ..datasets.csv_dataset import CSVDataset, is_csv_spec
 from ..goal_functions.second_order import SecondOrderClassification
 from ..metrics.second_order import VictimAccuracy
+from ..models.probe import model_label_names
 from ..shared.errors import UsageError, UserError
 from ..shared.files import atomic_write_bytes
 from ..shared.inputs import UnreadableRow
@@ -204,6 +214,9 @@ def _extend_attacker():
             # resumed checkpoint already attacked (they must be judged again), and it reads rows itself, so
             # a row that raises when read ends the run before any attack sees it.
             guard = getattr(self.attack, "input_guard", None)
+            if isinstance(self.dataset, CSVDataset):  # a user's CSV: label names -> the victim's class numbers
+                model = self.attack.goal_function.model
+                self.dataset.adopt_model_labels(model_label_names(model), guarded=guard is not None)
             if guard is not None:
                 guard.reset()
                 if not isinstance(self.dataset, RowsReadSafely):
@@ -258,11 +271,11 @@ def _extend_attack_resume():
             try:
                 model_wrapper = ModelArgs._create_model_from_args(saved)
                 attack = CommandLineAttackArgs._create_attack_from_args(saved, model_wrapper)
+                dataset = DatasetArgs._create_dataset_from_args(saved)  # a CSV that is gone: one line too
+                Attacker.from_checkpoint(attack, dataset, checkpoint).attack_dataset()
             except UserError as e:
                 print(f"textattack: error: {e}", file=sys.stderr)
                 sys.exit(2)
-            dataset = DatasetArgs._create_dataset_from_args(saved)
-            Attacker.from_checkpoint(attack, dataset, checkpoint).attack_dataset()
 
         return run
 
@@ -274,6 +287,47 @@ def check_recipe_argument(recipe):
     literals (for TextAttack's ``eval``): our attack and augmentation recipes' ``NAME^params`` only;
     raises ``UsageError`` or ``RecipeParameterError``."""
     return checked_recipe(recipe, {**attack_recipes(), **augmentation_recipes()})
+
+
+def _extend_dataset_args():
+
+    original = DatasetArgs._create_dataset_from_args  # a classmethod: wrapped as one
+    if getattr(original, "_secondorder", False):
+        return
+
+    @functools.wraps(original.__func__)
+    def create(cls, args):
+        # `--dataset-from-file reviews.csv`: TextAttack would import it as Python ("Failed to import file")
+        spec = getattr(args, "dataset_from_file", None)
+        if is_csv_spec(spec):
+            return CSVDataset(spec, getattr(args, "filter_by_labels", None))
+        return original.__func__(cls, args)
+
+    create._secondorder = True
+    DatasetArgs._create_dataset_from_args = classmethod(create)
+
+
+def _augmented_here(args):
+    """The stock ``augment``'s files checked before TextAttack reads them (a missing file or column, an
+    output without ``--overwrite``: one line, exit code 2); with one of our recipes, the augmentation
+    itself, written by :func:`~..augmentation.csv_file.augment_csv`. True when it has run."""
+    if getattr(args, "interactive", False) or not getattr(args, "input_csv", None):
+        return False
+    df = read_augment_csv(args.input_csv, args.input_column)
+    if args.output_csv and os.path.exists(args.output_csv) and not args.overwrite:
+        raise UsageError(f"--output-csv {args.output_csv} exists; pass --overwrite")
+    if not args.output_csv or args.recipe.split("^", 1)[0] not in augmentation_recipes():
+        return False
+    # TextAttack's own steps for the augmenter, then a CSV that keeps every row
+    textattack.shared.utils.set_seed(args.random_seed)
+    augmenter = eval(textattack.augment_args.AUGMENTATION_RECIPE_NAMES[args.recipe], {"textattack": textattack})(
+        pct_words_to_swap=args.pct_words_to_swap,
+        transformations_per_example=args.transformations_per_example,
+        high_yield=args.high_yield,
+        fast_augment=args.fast_augment,
+    )
+    augment_csv(augmenter, df, args.input_column, args.output_csv, args.exclude_original)
+    return True
 
 
 def _check_command_args(args):
@@ -294,6 +348,8 @@ def _extend_commands():
         def run(self, args):
             try:
                 _check_command_args(args)
+                if isinstance(self, AugmentCommand) and _augmented_here(args):
+                    return None
                 return original(self, args)
             except UserError as e:
                 print(f"textattack: error: {e}", file=sys.stderr)
@@ -365,6 +421,7 @@ def _extend_log_summary():
 def extend_textattack():
     _extend_validators()
     extend_model_args()
+    _extend_dataset_args()
     _extend_log_summary()
     _extend_csv_logger()
     _extend_diff_color()

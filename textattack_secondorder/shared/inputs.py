@@ -5,7 +5,8 @@ and by the long ``textattack-so`` commands, so that a row is judged the same way
 
 * :func:`bad_text_reason`: why a text cannot be attacked (missing, empty, whitespace only,
   not valid Unicode, control characters, no letters or digits), or ``None``;
-* :func:`label_reason`: the label as a class number, or why it is not one of the model's classes;
+* :func:`label_reason`: the label as a class number (a number, or one of the model's label names),
+  or why it is not one of the model's classes;
 * :class:`RowScreen`: both checks plus duplicates, row after row;
 * :class:`UnreadableRow`: the text of a dataset row that could not be read, with the reason;
 * :func:`screen_examples`: a list of ``(text, label)`` split into good rows and skipped rows;
@@ -85,19 +86,39 @@ def bad_columns_reason(columns):
     return None
 
 
-def label_reason(label, num_classes=None):
+def label_reason(label, num_classes=None, label_names=None):
     """``(class number, None)`` for a usable label, else ``(None, reason)`` (docs/methods.md §6).
 
-    Accepted: integers (also ``True``/``False``, whole floats such as ``1.0`` and digit
-    strings such as ``"1"``) in ``0 .. num_classes - 1`` (any value >= 0 when
-    ``num_classes`` is ``None``).
+    The one place that turns a label of the user's data into a class number: every reader of
+    labelled data (the commands, the recipes' input guard, the stock CLI's CSV dataset, the gate)
+    goes through it. Accepted:
+
+    * integers (also ``True``/``False``, whole floats such as ``1.0`` and digit strings such as
+      ``"1"``) in ``0 .. num_classes - 1`` (any value >= 0 when ``num_classes`` is ``None``);
+    * one of the model's label names ``label_names`` (its ``config.id2label`` in class order:
+      :func:`~textattack_secondorder.models.probe.model_label_names`), case and surrounding spaces
+      ignored: ``"Positive"`` is class 1 of a model whose ``id2label`` is ``{0: "negative", 1: "positive"}``.
+
+    A refused label's reason says what is allowed: the class numbers and the model's names.
     """
     if _is_missing(label) or (isinstance(label, str) and not label.strip()):
         return None, "missing label"
+    names = [str(n) for n in label_names or ()]
+    if num_classes is None and names:
+        num_classes = len(names)
+    allowed = "a class number" if num_classes is None else f"a class number 0..{num_classes - 1}"
     value = label
     if isinstance(value, str):
         if not _INT.fullmatch(value.strip()):
-            return None, f"label {label!r} is not a class number"
+            wanted = value.strip().casefold()
+            for i, name in enumerate(names):
+                if name.strip().casefold() == wanted:
+                    return i, None
+            if names:
+                return None, (
+                    f"label {label!r} is neither one of the model's label names ({', '.join(names)}) nor {allowed}"
+                )
+            return None, f"label {label!r} is not {allowed} (a label name needs a model whose config.id2label names it)"
         value = int(value.strip())
     elif isinstance(value, numbers.Integral):
         value = int(value)
@@ -108,8 +129,13 @@ def label_reason(label, num_classes=None):
     else:
         return None, f"label {label!r} ({type(label).__name__}) is not a class number"
     if value < 0 or (num_classes is not None and value >= num_classes):
-        allowed = f"0..{num_classes - 1}" if num_classes is not None else ">= 0"
-        return None, f"label {label!r} is outside the model's classes ({allowed})"
+        if num_classes is None:
+            return None, f"label {label!r} is negative: class numbers start at 0"
+        shown = f": {', '.join(names)}" if names else ""
+        return (
+            None,
+            f"label {label!r} is outside the model's classes 0..{num_classes - 1} ({num_classes} classes{shown})",
+        )
     return value, None
 
 
@@ -118,11 +144,13 @@ class RowScreen:
 
     ``check(text, label)`` returns ``(label, reason)``: the label as a class number and
     ``None`` for a good row, or a reason to skip it. A row is a duplicate when an earlier
-    good row had the same text and label. ``labelled=False`` checks texts only.
+    good row had the same text and label. ``labelled=False`` checks texts only. Labels are
+    read by :func:`label_reason` (``label_names``: the model's, to map names to class numbers).
     """
 
-    def __init__(self, num_classes=None, labelled=True, duplicates=True):
+    def __init__(self, num_classes=None, labelled=True, duplicates=True, label_names=None):
         self.num_classes = num_classes
+        self.label_names = label_names
         self.labelled = labelled
         self.duplicates = duplicates
         self.reset()
@@ -137,7 +165,7 @@ class RowScreen:
         if reason:
             return label, reason
         if self.labelled:
-            label, reason = label_reason(label, self.num_classes)
+            label, reason = label_reason(label, self.num_classes, self.label_names)
             if reason:
                 return None, reason
         if self.duplicates:
@@ -148,10 +176,10 @@ class RowScreen:
         return label, None
 
 
-def screen_examples(examples, num_classes=None, labelled=True, duplicates=True):
+def screen_examples(examples, num_classes=None, labelled=True, duplicates=True, label_names=None):
     """Split ``[(text, label), ...]`` into ``good`` (``[(index, text, label)]``, labels as class
     numbers) and ``skipped`` (``[(index, text, label, reason)]``), indices 0-based."""
-    screen = RowScreen(num_classes, labelled=labelled, duplicates=duplicates)
+    screen = RowScreen(num_classes, labelled=labelled, duplicates=duplicates, label_names=label_names)
     good, skipped = [], []
     for i, (text, label) in enumerate(examples):
         checked, reason = screen.check(text, label)
@@ -169,6 +197,21 @@ def skipped_summary(skipped):
         kind = re.split(r"[:(]", row[-1], maxsplit=1)[0].strip()
         counts[kind] = counts.get(kind, 0) + 1
     return counts
+
+
+def skipped_summary_text(skipped, kinds=4):
+    """The reasons of ``skipped`` in one line: each kind of :func:`skipped_summary` with the whole reason of
+    its first row (what a label may be, say) and its count, the first ``kinds`` kinds:
+    ``"empty text: 2 rows; label 'great' is neither one of the model's label names (negative, positive) nor a
+    class number 0..1: 1 row"``."""
+    counts, first = skipped_summary(skipped), {}
+    for row in skipped:
+        first.setdefault(re.split(r"[:(]", row[-1], maxsplit=1)[0].strip(), row[-1])
+    shown = [f"{first[kind]}: {n} row{'s' if n != 1 else ''}" for kind, n in counts.items()]
+    more = len(shown) - kinds
+    return "; ".join(shown[:kinds]) + (
+        f"; and {more} other kind{'s' if more != 1 else ''} of reason" if more > 0 else ""
+    )
 
 
 def skipped_rows_csv(skipped):

@@ -9,7 +9,7 @@
 * :mod:`.report` — the PNG plots (``hist_k.png``, ``bias_vs_k.png``).
 """
 
-from .computation import CounterfactualBias, counterfactual_bias
+from .computation import CounterfactualBias, counterfactual_bias, pair_sources
 from .pairs import gendered_words, load_pair_groups, parse_pairs
 from .result import BiasReport, TokenBiasMetric, bootstrap_ci
 
@@ -21,5 +21,6 @@ __all__ = [
     "counterfactual_bias",
     "gendered_words",
     "load_pair_groups",
+    "pair_sources",
     "parse_pairs",
 ]

@@ -169,13 +169,7 @@ class CounterfactualBias:
         """Records ``(k, source, text, diff)`` for one pair."""
         rng = random.Random(f"{self.seed}-{p1}-{p2}")
         level = []
-        for sid, text in enumerate(texts):
-            ws = AttackedText(text).words
-            low = [w.lower() for w in ws]
-            c1, c2 = low.count(p1), low.count(p2)
-            if c1 + c2 != 1:  # the pair's word must occur exactly once
-                continue
-            idx = low.index(p1 if c1 else p2)
+        for sid, ws, idx in pair_sources(texts, p1, p2):
             if self.neutralize_pronouns and group == "gender":
                 ws = neutralize(ws, idx)
             side1, side2 = list(ws), list(ws)
@@ -295,6 +289,19 @@ class CounterfactualBias:
         if out_dir:
             report.save(out_dir)
         return report
+
+
+def pair_sources(texts, p1, p2):
+    """``[(index, words, position)]`` of the ``texts`` that are sources of the pair ``p1/p2``: one of
+    the two words occurs exactly once (TextAttack's words, case ignored) and the other not at all."""
+    out = []
+    for sid, text in enumerate(texts):
+        ws = AttackedText(text).words
+        low = [w.lower() for w in ws]
+        c1, c2 = low.count(p1), low.count(p2)
+        if c1 + c2 == 1:
+            out.append((sid, ws, low.index(p1 if c1 else p2)))
+    return out
 
 
 def counterfactual_bias(model_wrapper, texts, pairs="gender", out_dir=None, **kwargs):

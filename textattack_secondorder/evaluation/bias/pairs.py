@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 from ...resources.paths import data_path
+from ...shared.errors import UsageError
 from ...shared.text import match_case
 
 PAIR_GROUPS_FILE = "protected_pairs.json"
@@ -60,11 +61,11 @@ def parse_pairs(spec):
             a, b = part.split("/", 1)
             out.append((a.strip().lower(), b.strip().lower(), _group_of(a, b, groups)))
         else:
-            raise ValueError(
+            raise UsageError(
                 f"Unknown pair spec {part!r}: use a group ({', '.join(groups)}), 'he/she', or a JSON file of pairs"
             )
     if not out:
-        raise ValueError("no protected pairs given")
+        raise UsageError("no protected pairs given")
     return out
 
 
