@@ -89,7 +89,7 @@ def forwards(folder, copies=64, repeats=3):
     diff = float((out["textattack"]["logits"] - out["fast"]["logits"]).abs().max())
     # texts per forward: 256 one-word neighbours of the sentence through our wrapper at each batch size
     words = SENTENCE.split()
-    neighbours = [" ".join(words[:k % len(words)] + ["film"] + words[k % len(words) + 1 :]) for k in range(256)]
+    neighbours = [" ".join(words[: k % len(words)] + ["film"] + words[k % len(words) + 1 :]) for k in range(256)]
     per_batch = {}
     for size in (8, 16, 32, 64, 128, 256):
         ours.batch_size = size

@@ -29,11 +29,10 @@
 * ``textattack attack`` / ``augment``: a bad recipe parameter, resource, victim or
   ``--num-examples`` prints one line naming it and exits with code 2, without a traceback;
   our recipes' ``NAME^params`` are checked before the model is loaded.
-* The victim (``ModelArgs``, :mod:`.victim_args`): demo victims by name, one line for a model that cannot be
-  loaded, and opt-in per-batch padding for TextAttack's own recipes.
-* A user's data (docs/methods.md §6): ``--dataset-from-file reviews.csv`` reads a CSV with ``text`` and
-  ``label`` columns (:class:`~..datasets.csv_dataset.CSVDataset`; TextAttack wanted a Python file), its
-  label names matched to the victim's ``id2label`` when the attack starts; ``augment`` checks its input
+* A user's model and data (``ModelArgs``, ``DatasetArgs``, :mod:`.user_args`): demo victims by name, one line
+  for a model that cannot be loaded, opt-in per-batch padding for TextAttack's own recipes, and
+  ``--dataset-from-file reviews.csv``; label names are matched to the victim's ``id2label`` when the attack
+  starts (docs/methods.md §6); ``augment`` checks its input
   file and column first (one line, exit code 2), and with one of our recipes reads and writes the CSV
   losslessly (:mod:`~..augmentation.csv_file`; TextAttack's own loses a row after an empty text ``""``).
 
@@ -64,7 +63,7 @@ from textattack.shared import AttackCheckpoint, logger, validators
 
 from ..attack_recipes.build import attack_recipes, checked_recipe
 from ..augmentation.csv_file import augment_csv, read_augment_csv
-from ..datasets.csv_dataset import CSVDataset, is_csv_spec
+from ..datasets.csv_dataset import CSVDataset
 from ..goal_functions.second_order import SecondOrderClassification
 from ..metrics.second_order import VictimAccuracy
 from ..models.probe import model_label_names
@@ -72,7 +71,7 @@ from ..shared.errors import UsageError, UserError
 from ..shared.files import atomic_write_bytes
 from ..shared.inputs import UnreadableRow
 from .registry import augmentation_recipes
-from .victim_args import extend_model_args
+from .user_args import extend_dataset_args, extend_model_args
 
 # Summary rows added to every run of this process (``textattack-so attack --asr1`` fills it).
 EXTRA_METRICS = {}
@@ -289,24 +288,6 @@ def check_recipe_argument(recipe):
     return checked_recipe(recipe, {**attack_recipes(), **augmentation_recipes()})
 
 
-def _extend_dataset_args():
-
-    original = DatasetArgs._create_dataset_from_args  # a classmethod: wrapped as one
-    if getattr(original, "_secondorder", False):
-        return
-
-    @functools.wraps(original.__func__)
-    def create(cls, args):
-        # `--dataset-from-file reviews.csv`: TextAttack would import it as Python ("Failed to import file")
-        spec = getattr(args, "dataset_from_file", None)
-        if is_csv_spec(spec):
-            return CSVDataset(spec, getattr(args, "filter_by_labels", None))
-        return original.__func__(cls, args)
-
-    create._secondorder = True
-    DatasetArgs._create_dataset_from_args = classmethod(create)
-
-
 def _augmented_here(args):
     """The stock ``augment``'s files checked before TextAttack reads them (a missing file or column, an
     output without ``--overwrite``: one line, exit code 2); with one of our recipes, the augmentation
@@ -421,7 +402,7 @@ def _extend_log_summary():
 def extend_textattack():
     _extend_validators()
     extend_model_args()
-    _extend_dataset_args()
+    extend_dataset_args()
     _extend_log_summary()
     _extend_csv_logger()
     _extend_diff_color()

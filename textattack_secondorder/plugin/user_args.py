@@ -1,4 +1,4 @@
-"""The stock CLI's victim (TextAttack's ``ModelArgs._create_model_from_args``), extended on ``import textattack``.
+"""A user's model and data in the stock CLI: TextAttack's ``ModelArgs`` and ``DatasetArgs``, extended.
 
 * ``--model mr-cnn`` (a demo victim's name) loads that victim, trained on first use.
 * A Hugging Face model that cannot be loaded (``--model-from-huggingface`` / ``--model DIR``: a folder missing,
@@ -8,15 +8,20 @@
   Hugging Face classifier padded per batch too; ours always do (:func:`~..models.wrappers.fast_model_wrapper`,
   docs/methods.md §9.4). The log says so.
 
+* ``--dataset-from-file reviews.csv`` reads a CSV with ``text`` and ``label`` columns (or ``FILE.csv^TEXT,LABEL``;
+  :class:`~..datasets.csv_dataset.CSVDataset`; TextAttack wanted a Python file: "Failed to import file").
+
 Idempotent; TextAttack's behaviour is otherwise unchanged.
 """
 
+import functools
 import json
 import os
 
-from textattack import ModelArgs
+from textattack import DatasetArgs, ModelArgs
 from textattack.models.wrappers import HuggingFaceModelWrapper
 
+from ..datasets.csv_dataset import CSVDataset, is_csv_spec
 from ..models import victims
 from ..models.catalogue import VICTIMS
 from ..models.loading import check_classifier_spec, load_error
@@ -67,3 +72,20 @@ def extend_model_args():
 
     create._secondorder = True
     ModelArgs._create_model_from_args = classmethod(create)
+
+
+def extend_dataset_args():
+    original = DatasetArgs._create_dataset_from_args  # a classmethod: wrapped as one
+    if getattr(original, "_secondorder", False):
+        return
+
+    @functools.wraps(original.__func__)
+    def create(cls, args):
+        # `--dataset-from-file reviews.csv`: TextAttack would import it as Python ("Failed to import file")
+        spec = getattr(args, "dataset_from_file", None)
+        if is_csv_spec(spec):
+            return CSVDataset(spec, getattr(args, "filter_by_labels", None))
+        return original.__func__(cls, args)
+
+    create._secondorder = True
+    DatasetArgs._create_dataset_from_args = classmethod(create)
