@@ -344,12 +344,16 @@ def main():
             for recipe in todo:
                 if timer is not None:
                     timer.current = recipe
-                t0 = time.perf_counter()
+                    before = dict(timer.totals.get(recipe, {}))
+                t0, c0 = time.perf_counter(), time.process_time()
                 res = attacks[recipe].attack(example, label)
-                dt = time.perf_counter() - t0
+                dt, cpu = time.perf_counter() - t0, time.process_time() - c0
+                stages = {}
                 if timer is not None:
                     timer.current = None
                     timer.example(recipe, dt)
+                    after = timer.totals.get(recipe, {})
+                    stages = {f"s_{k}": round(after.get(k, 0.0) - before.get(k, 0.0), 3) for k in timer.STAGES}
                 seconds[recipe] += dt
                 results[recipe].append(res)
                 per_example.append(
@@ -362,11 +366,17 @@ def main():
                         "perturbed_words": words_changed(res),
                         "queries": res.num_queries,
                         "seconds": round(dt, 3),
+                        # CPU seconds of this process: on a machine shared with other jobs, the time the
+                        # example would take alone on one thread (with --threads 1)
+                        "cpu_seconds": round(cpu, 3),
+                        **stages,
                         **texts_of(res),
                         # so-beam's steps: depth, lowest loss, queries so far, candidates (docs/methods.md §9.4)
                         "trace": json.dumps(getattr(attacks[recipe].search_method, "trace", None)),
                     }
                 )
+            # every example's rows on disk as soon as they exist: a long run killed midway keeps them
+            atomic_write_text(examples_csv, pd.DataFrame(per_example).to_csv(index=False))
         for recipe in todo:
             row = {
                 "victim": victim,

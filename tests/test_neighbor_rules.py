@@ -239,3 +239,16 @@ def test_the_beam_leaves_out_what_the_causal_lm_already_refused():
     assert beam_rule.passes(x0, texts) == [False, True, True]
     assert lm.scored == 1
     assert rule.for_beam(lm=True) is rule
+
+
+def test_so_beam_checks_the_part_of_speech_before_the_victim_scores_a_neighbour(monkeypatch):
+    """neighbor_pos_first (default): a neighbour whose changed word lost its tag ('one good movie': CD for DT)
+    never reaches the victim, and the finding is the one the after-scoring check gives."""
+    found = {}
+    for first in (True, False):
+        res, attack = attack_one("a good movie", monkeypatch, neighbor_pos_first=first)
+        seen = {t for batch in attack.goal_function.model.texts for t in batch}
+        found[first] = (type(res).__name__, res.perturbed_result.attacked_text.text, seen)
+    assert found[True][:2] == found[False][:2] == ("SuccessfulAttackResult", "the good film")
+    assert "one good movie" in found[False][2] and "one good movie" not in found[True][2]
+    assert "one good film" not in found[True][2]

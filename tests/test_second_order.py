@@ -36,9 +36,11 @@ class Planted(textattack.models.wrappers.ModelWrapper):
         self.rule = rule
         self.num_classes = num_classes
         self.seen = []
+        self.texts = []
 
     def __call__(self, texts):
         self.seen.append(len(texts))
+        self.texts.append(list(texts))
         out = []
         for t in texts:
             words = set(t.lower().split())

@@ -45,6 +45,12 @@ class SOBeam(SORecipe):
         query_budget=Param(
             50_000, "model queries per example, x and x ⊕ p counted separately (reference code: 50,000)", low=1
         ),
+        neighbor_pos_first=Param(
+            True,
+            "natural neighbour rule: check every neighbour's part of speech before the victim scores it (a neighbour "
+            "that fails can neither be reported nor stand in the beam); False checks only the vulnerable ones and "
+            "the beam's survivors, after scoring (docs/methods.md §9.4)",
+        ),
         patience=Param(
             None,
             "stop after this many steps in a row that do not lower the lowest loss of Eq. 4 found so far "
@@ -70,6 +76,14 @@ class SOBeam(SORecipe):
             # function + its two constraints).
             #
             goal_function, constraints = double_perturbation_goal(model_wrapper, p, transformation.proposer)
+            #
+            # Not in the paper (docs/methods.md §9.4): under the natural neighbour rule a neighbour whose changed word
+            # lost its part of speech can neither be reported nor stand in the beam; checked as a constraint, it is
+            # never sent to the victim (the tagger costs a fraction of a transformer's two forwards).
+            #
+            if p["neighbor_pos_first"]:
+                goal_function.neighbor_rule, first = goal_function.neighbor_rule.split_part_of_speech()
+                constraints += first
             #
             # Algorithm 2: start from the beam {x0}; for i = 1..k expand every member by Neighbor_1 and
             # evaluate the candidates; "if any is vulnerable return the one with largest |F|", otherwise

@@ -53,6 +53,15 @@ class NeighborRule:
         ok = {id(t) for t in kept}
         return [id(t) in ok for t in texts]
 
+    def split_part_of_speech(self):
+        """``(rule, [NeighborPartOfSpeech])``: this rule without its part-of-speech check, and that check, to be
+        applied to every neighbour before the victim scores it (SO-Beam, docs/methods.md §9.4); ``(self, [])``
+        when the rule has none."""
+        pos = [c for c in self.constraints if isinstance(c, NeighborPartOfSpeech)]
+        if not pos:
+            return self, []
+        return NeighborRule(self.name, [c for c in self.constraints if c not in pos]), pos
+
     def for_beam(self, lm=False):
         """The rule for SO-Beam's survivors: this one with ``lm=True``; else its causal-LM check replaced by the
         verdicts that check has already given (what the goal function refused stays out of the beam; nothing new
