@@ -120,11 +120,11 @@ def build(name, model=None):
     return cls.build(model or TinyVictim(), **_light_params(name, cls))
 
 
-def attack_rows(attack, rows, csv_path=None):
+def attack_rows(attack, rows, csv_path=None, label_names=None):
     from textattack_secondorder import register
 
     register()
-    dataset = textattack.datasets.Dataset([(t, y) for t, y, _ in rows])
+    dataset = textattack.datasets.Dataset([(t, y) for t, y, _ in rows], label_names=label_names)
     args = textattack.AttackArgs(num_examples=len(rows), log_to_csv=csv_path, disable_stdout=True, silent=True)
     attacker = textattack.Attacker(attack, dataset, args)
     return attacker, attacker.attack_dataset()
@@ -262,10 +262,15 @@ def test_bad_victim_is_a_clear_error_before_the_run(kind, words):
 
 
 @pytest.mark.parametrize("kind,skip_kind", [("raises_on_boom", "error"), ("nan_on_boom", "model")])
-def test_victim_failing_on_some_rows_skips_them(kind, skip_kind):
+def test_victim_failing_on_some_rows_skips_them(kind, skip_kind, tmp_path):
+    import pandas as pd
+
     attack = build("textfooler-offline", _Broken(kind))
-    _, results = attack_rows(attack, [("a good film", 1, "x"), ("a boom film", 1, "y"), ("a dull film", 0, "z")])
+    rows = [("a good film", 1, "x"), ("a boom film", 1, "y"), ("a dull film", 0, "z")]
+    log = tmp_path / "log.csv"  # with label names, as a CSV dataset gives them: the skipped row has no output to name
+    _, results = attack_rows(attack, rows, csv_path=str(log), label_names=["negative", "positive"])
     assert [r.skip_kind for r in results] == [None, skip_kind, None]
+    assert len(pd.read_csv(log)) == 3
     assert ("boom" if skip_kind == "error" else "NaN") in results[1].skip_reason
 
 

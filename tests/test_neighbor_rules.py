@@ -119,6 +119,21 @@ def test_part_of_speech_with_the_real_tagger():
         assert bool(check._check_constraint_many([AttackedText(x)], AttackedText(x0))) is kept, x
 
 
+def test_tagger_answers_every_text_of_a_call_longer_than_its_cache():
+    """CI's so-beam smoke lost a row to a KeyError: a step of 5,000 neighbours evicted the original sentence's
+    tags from the 4,096-entry cache in the same call that then looked them up."""
+    pytest.importorskip("spacy")
+    from textattack_secondorder.resources import load_pos_tagger
+    from textattack_secondorder.resources.pos_tagger import PosTagger
+
+    shared = load_pos_tagger()
+    tagger = PosTagger(shared.name, cache_size=2)
+    texts = [AttackedText(t) for t in ("a good movie", "the good film", "one fine show", "a good show")]
+    tagger.tag_many(texts[:1])  # cached first: the oldest entry, dropped while the others are tagged
+    tags = tagger.tag_many(texts)
+    assert tags[0] == tagger.tags(texts[0]) and len(tags) == 4 and len(tagger._cache) <= 2
+
+
 def test_rules_and_their_parameters():
     assert set(NEIGHBOR_RULES) == {"natural", "paper"}
     assert not build_neighbor_rule("paper")

@@ -55,6 +55,13 @@ class NotAttackedResult(ClassificationGoalFunctionResult):
     def get_colored_output(self, color_method=None):
         return utils.color_text("not attacked", color="gray", method=color_method)
 
+    def get_text_color_input(self):
+        # No output to name: TextAttack would look ``None`` up in the row's label names (a CSV log then crashed).
+        return "gray"
+
+    def get_text_color_perturbed(self):
+        return "gray"
+
 
 def printable(text):
     """``text`` safe for logs and CSV files: control characters escaped, lone surrogates replaced."""
@@ -248,5 +255,6 @@ class GuardedAttack(Attack):
         except FATAL:
             raise
         except Exception as e:  # noqa: BLE001 - one row never ends the run
+            logger.debug("%s: the row's traceback", self.input_guard.recipe or "attack", exc_info=True)
             return self.input_guard.failed(row, e)
         return self.input_guard.checked(result, row)

@@ -51,15 +51,17 @@ class PosTagger:
         return self.tag_many([attacked_text])[0]
 
     def tag_many(self, attacked_texts):
-        """:meth:`tags` of many texts; the untagged ones go through spaCy in one ``pipe`` call."""
-        texts = [t.text for t in attacked_texts]
-        todo = {t.text: t for t in attacked_texts if t.text not in self._cache}  # text -> its AttackedText
+        """:meth:`tags` of many texts; the untagged ones go through spaCy in one ``pipe`` call. The answer is
+        taken before the cache drops its oldest entries, so a long call never loses a text it was asked about."""
+        found = {t.text: self._cache[t.text] for t in attacked_texts if t.text in self._cache}
+        todo = {t.text: t for t in attacked_texts if t.text not in found}  # text -> its AttackedText
         for (text, at), doc in zip(todo.items(), self.nlp.pipe(list(todo))):
             spans = [(tok.idx, tok.idx + len(tok.text), tok.tag_) for tok in doc]
-            self._cache[text] = tuple(next((g for s, e, g in spans if s <= a < e), None) for a, _ in word_offsets(at))
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        return [self._cache[t] for t in texts]
+            found[text] = tuple(next((g for s, e, g in spans if s <= a < e), None) for a, _ in word_offsets(at))
+            self._cache[text] = found[text]
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return [found[t.text] for t in attacked_texts]
 
     def __repr__(self):
         return f"PosTagger({self.name!r})"
