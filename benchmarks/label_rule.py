@@ -52,7 +52,7 @@ RULES = {
     "lean1": "cos > 0.8, no negator in or out, label-lean shift <= 1 nat",
     "lean1-tag": "lean1 and the word's Penn tag kept (two letters)",
     "probe": "cos > 0.8, no negator in or out, label probe log-odds of the label fall <= 1",
-    "judge": "cos > 0.8 and the patch judge keeps the swap (P >= its threshold)",
+    "judge": "cos > 0.8 and the patch judge keeps the swap (P >= its threshold; computed on the other rules' picks)",
 }
 #: paper figures (Xu et al.): Table 4 label kept by human annotators on MR; Table 5 SP-Attack ASR on MR
 PAPER = {
@@ -60,6 +60,16 @@ PAPER = {
     "ASR_MR_BERT": {"sp-attack": 93.5},
     "ASR_MR_distilBERT": {"sp-attack": 73.2},
 }
+
+
+#: the rules simulated in the run itself (the judge's P is computed for their picks only)
+CHEAP_RULES = [r for r in RULES if r != "judge"]
+
+
+def _pick(rows, rule):
+    """Index of the success ``rule`` reports among ``rows`` (the highest joint score it keeps), or None."""
+    kept = [k for k, r in enumerate(rows) if keeps(rule, r)]
+    return max(kept, key=lambda k: rows[k]["score"]) if kept else None
 
 
 def keeps(rule, r):
@@ -77,7 +87,11 @@ def keeps(rule, r):
     if rule == "probe":
         return cos_ok and no_neg and r["probe_drop"] <= 1.0
     if rule == "judge":
-        return cos_ok and r["judge_p"] >= r["judge_threshold"]
+        try:
+            p, threshold = float(r.get("judge_p")), float(r.get("judge_threshold"))
+        except (TypeError, ValueError):
+            return False
+        return cos_ok and p >= threshold
     raise ValueError(rule)
 
 
@@ -96,11 +110,10 @@ class Signals:
         )
 
     def rows(self, original, label, transformed):
-        """One dict of signals per one-word swap of ``transformed`` (AttackedTexts) of ``original``."""
+        """One dict of the cheap signals per one-word swap of ``transformed`` (AttackedTexts) of ``original``."""
         import numpy as np
 
         from textattack_secondorder.constraints.negation_swap import is_negator
-        from textattack_secondorder.constraints.swap_signals import SIGNALS
         from textattack_secondorder.constraints.word_swap_position import swapped_word
 
         if not transformed:
@@ -108,37 +121,53 @@ class Signals:
         vecs = np.asarray(self.encoder.encode([original.text] + [t.text for t in transformed]), dtype=np.float64)
         logit = vecs @ self.probe["coef"] + self.probe["intercept"]
         sign = 1.0 if label == 1 else -1.0  # log-odds of the sentence's own label
-        t0 = time.perf_counter()
-        values = self.judge.signals.compute(original, list(transformed), list(SIGNALS))
-        probs = self.judge.probabilities(original, list(transformed))
-        judge_s = (time.perf_counter() - t0) / len(transformed)
         tags0 = self.tagger.tags(original)
+        tags = self.tagger.tag_many(list(transformed))
+        at = self.lean.labels.index(label)
         out = []
         for k, t in enumerate(transformed):
             i, old, new = swapped_word(t, original)
-            tag0, tag1 = tags0[i] or "", self.tagger.tags(t)[i] or ""
-            row = {
-                "index": i,
-                "old": old,
-                "new": new,
-                "lean_old": float(self.lean.lean(old)[self.lean.labels.index(label)]),
-                "lean_new": float(self.lean.lean(new)[self.lean.labels.index(label)]),
-                "lean_shift": self.lean.shift(old, new),
-                "negation": is_negator(old) != is_negator(new),
-                "tag_old": tag0,
-                "tag_new": tag1,
-                "tag_kept": tag0[:2] == tag1[:2],
-                "antonym": self.antonyms(old, new),
-                "probe_before": float(sign * logit[0]),
-                "probe_after": float(sign * logit[k + 1]),
-                "probe_drop": float(sign * (logit[0] - logit[k + 1])),
+            tag0, tag1 = tags0[i] or "", tags[k][i] or ""
+            out.append(
+                {
+                    "index": i,
+                    "old": old,
+                    "new": new,
+                    "lean_old": float(self.lean.lean(old)[at]),
+                    "lean_new": float(self.lean.lean(new)[at]),
+                    "lean_shift": self.lean.shift(old, new),
+                    "negation": is_negator(old) != is_negator(new),
+                    "tag_old": tag0,
+                    "tag_new": tag1,
+                    "tag_kept": tag0[:2] == tag1[:2],
+                    "antonym": self.antonyms(old, new),
+                    "probe_before": float(sign * logit[0]),
+                    "probe_after": float(sign * logit[k + 1]),
+                    "probe_drop": float(sign * (logit[0] - logit[k + 1])),
+                }
+            )
+        return out
+
+    def judged(self, original, transformed):
+        """The patch judge's P(people accept w' for w here), its signals and seconds per candidate (the costly part:
+        computed for the swaps a rule reports, not for every success)."""
+        from textattack_secondorder.constraints.swap_signals import SIGNALS
+
+        if not transformed:
+            return []
+        t0 = time.perf_counter()
+        values = self.judge.signals.compute(original, list(transformed), list(SIGNALS))
+        probs = self.judge.probabilities(original, list(transformed))
+        seconds = (time.perf_counter() - t0) / len(transformed)
+        return [
+            {
                 "judge_p": float(probs[k]),
                 "judge_threshold": self.judge.threshold,
-                "judge_s_per_candidate": judge_s,
+                "judge_s_per_candidate": seconds,
+                **{f"sig_{n}": float(v) for n, v in zip(SIGNALS, values[k])},
             }
-            row.update({f"sig_{n}": float(v) for n, v in zip(SIGNALS, values[k])})
-            out.append(row)
-        return out
+            for k in range(len(transformed))
+        ]
 
 
 def wordnet_antonyms():
@@ -282,23 +311,29 @@ def cmd_run(args):
             texts = [AttackedText(c) for c in candidates]
             for t in texts:
                 t.attack_attrs["newly_modified_indices"] = orig.all_words_diff(t)
-            for k, sig in enumerate(signals.rows(orig, label, texts)):
-                successes.append(
-                    {
-                        "row": n,
-                        "label": label,
-                        "original": text,
-                        "perturbed": candidates[k],
-                        "picked": candidates[k] == pert.text and status == "Successful",
-                        "cos": float(cos[k]),
-                        "ppl_ratio": float(ratio[k]),
-                        "score": float(score[k]),
-                        **sig,
-                    }
-                )
+            mine = [
+                {
+                    "row": n,
+                    "label": label,
+                    "original": text,
+                    "perturbed": candidates[k],
+                    "picked": candidates[k] == pert.text and status == "Successful",
+                    "cos": float(cos[k]),
+                    "ppl_ratio": float(ratio[k]),
+                    "score": float(score[k]),
+                    **sig,
+                }
+                for k, sig in enumerate(signals.rows(orig, label, texts))
+            ]
+            # the judge (costly) for the swap each rule would report
+            picked = sorted({k for rule in CHEAP_RULES for k in [_pick(mine, rule)] if k is not None})
+            for k, extra in zip(picked, signals.judged(orig, [texts[k] for k in picked])):
+                mine[k].update(extra)
+            successes.extend(mine)
         elif status == "Successful" and changed == 1:
             pert.attack_attrs["newly_modified_indices"] = orig.all_words_diff(pert)
             ex.update(signals.rows(orig, label, [pert])[0])
+            ex.update(signals.judged(orig, [pert])[0])
         examples.append(ex)
         meta["seconds"] += seconds
         save()
@@ -326,6 +361,19 @@ def shuffled_apart(key, seed, tries=200):
     return texts
 
 
+def read_successes(path):
+    """A run's successes CSV with its victim, the flags as booleans and the judge's columns as numbers."""
+    import pandas as pd
+
+    succ = pd.read_csv(path, keep_default_na=False)
+    succ["victim"] = _victim_of(path)
+    for col in ("negation", "tag_kept", "picked"):
+        succ[col] = succ[col].astype(str).str.lower().eq("true")
+    for col in [c for c in succ.columns if c.startswith(("judge_", "sig_"))]:
+        succ[col] = pd.to_numeric(succ[col], errors="coerce")
+    return succ
+
+
 def rule_picks(succ, rules):
     """``{(victim, row): {text: [rules]}}``: the success each rule reports for each sentence."""
     picks = {}
@@ -345,8 +393,7 @@ def cmd_items(args):
 
     key = []
     for path in args.successes or []:
-        succ = pd.read_csv(path, keep_default_na=False)
-        succ["victim"] = _victim_of(path)
+        succ = read_successes(path)
         originals = succ.drop_duplicates(["victim", "row"]).set_index(["victim", "row"])
         for (victim, row), texts in rule_picks(succ, args.rules).items():
             o = originals.loc[(victim, row)]
@@ -439,7 +486,7 @@ def cmd_score(args):
     agree = round(100.0 * (items[readers].nunique(axis=1) == 1).mean(), 1) if len(readers) > 1 else None
     doc = {"key": str(args.key), "verdicts": args.verdicts, "reader_agreement_pct": agree, "table": table}
     if args.successes:  # the signals of the read changed items: AUC of each for kept (mean over readers >= 0.5)
-        succ = pd.concat([pd.read_csv(p, keep_default_na=False).assign(victim=_victim_of(p)) for p in args.successes])
+        succ = pd.concat([read_successes(p) for p in args.successes])
         changed = key[key.group == "changed"].drop_duplicates(["victim", "example", "text"])
         joined = changed.merge(
             succ.rename(columns={"row": "example", "perturbed": "text"}), on=["victim", "example", "text"]
@@ -469,10 +516,9 @@ def cmd_table(args):
 
     out = []
     for path in args.successes or []:
-        succ = pd.read_csv(path, keep_default_na=False)
+        succ = read_successes(path)
         ex = pd.read_csv(str(path).replace("_successes.csv", "_examples.csv"), keep_default_na=False)
         attacked = int((ex.result != "Skipped").sum())
-        succ["victim"] = _victim_of(path)
         picks = rule_picks(succ, args.rules)
         secs = ex[ex.result != "Skipped"].seconds.astype(float)
         for rule in args.rules:

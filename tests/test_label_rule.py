@@ -45,6 +45,11 @@ def test_lean_reads_more_than_two_labels():
     assert np.argmax(lean.lean("loud")) == 2 and lean.shift("a", "loud") > 1.0
 
 
+def test_lean_of_data_too_small_for_any_word_leans_nowhere():
+    lean = LabelLean.from_examples([("a good film", 1), ("a dull plot", 0)])  # no word twice
+    assert lean.shift("good", "dull") == 0.0
+
+
 def test_planted_reversal_is_refused_by_the_lean_rule_and_kept_by_the_papers():
     rule = build_label_rule("lean", lean=LabelLean.from_examples(DATA))
     x = AttackedText("the acting was superb and the cast fine")

@@ -42,13 +42,14 @@ class LabelLean:
             raise ValueError(f"label lean needs sentences of at least 2 labels, got {len(logf)}")
         self.labels = sorted(logf, key=str)
         self.name = name
-        words = set().union(*(set(v) for v in logf.values()))
-        table = np.array([[logf[y].get(w, 0.0) for y in self.labels] for w in sorted(words)], dtype=np.float64)
+        words = sorted(set().union(*(set(v) for v in logf.values())))
+        table = np.array([[logf[y].get(w, 0.0) for y in self.labels] for w in words], dtype=np.float64)
+        table = table.reshape(len(words), len(self.labels))  # no word frequent enough: an empty table
         # lean of label c: its log frequency minus the largest of the others'
         lean = np.empty_like(table)
         for c in range(len(self.labels)):
             lean[:, c] = table[:, c] - np.delete(table, c, axis=1).max(axis=1)
-        self._lean = dict(zip(sorted(words), lean))
+        self._lean = dict(zip(words, lean))
         self._zero = np.zeros(len(self.labels))
 
     @classmethod
