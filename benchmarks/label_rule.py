@@ -50,7 +50,10 @@ RULES = {
     "paper": "cos > 0.8 (Xu et al.)",
     "cos0.9": "cos > 0.9",
     "lean1": "cos > 0.8, no negator in or out, label-lean shift <= 1 nat",
+    "lean05": "cos > 0.8, no negator in or out, label-lean shift <= 0.5 nat",
     "lean1-tag": "lean1 and the word's Penn tag kept (two letters)",
+    "lexicon": "cos > 0.8, no negator in or out, neither word has a VADER valence of 1 or more (task-specific)",
+    "lean1-lexicon": "lean1 and lexicon",
     "probe": "cos > 0.8, no negator in or out, label probe log-odds of the label fall <= 1",
     "judge": "cos > 0.8 and the patch judge keeps the swap (P >= its threshold; computed on the other rules' picks)",
 }
@@ -82,6 +85,14 @@ def keeps(rule, r):
     no_neg = not r["negation"]
     if rule == "lean1":
         return cos_ok and no_neg and r["lean_shift"] <= 1.0
+    if rule == "lean05":
+        return cos_ok and no_neg and r["lean_shift"] <= 0.5
+    if rule in ("lexicon", "lean1-lexicon"):
+        try:
+            calm = abs(float(r["lex_old"])) < 1.0 and abs(float(r["lex_new"])) < 1.0
+        except (KeyError, TypeError, ValueError):  # the lexicon's columns are added after the run
+            return False
+        return cos_ok and no_neg and calm and (rule == "lexicon" or r["lean_shift"] <= 1.0)
     if rule == "lean1-tag":
         return cos_ok and no_neg and r["lean_shift"] <= 1.0 and bool(r["tag_kept"])
     if rule == "probe":
@@ -211,6 +222,69 @@ def wordnet_antonyms():
     return antonym
 
 
+def cached_probe(encoder, examples, path):
+    """:func:`fit_probe` saved to ``path`` (JSON) and read from it on the next call with the same sentences."""
+    import hashlib
+
+    import numpy as np
+
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    digest = hashlib.sha256(json.dumps(examples).encode()).hexdigest()[:16]
+    if path.exists():
+        doc = json.loads(path.read_text())
+        if doc.get("digest") == digest:
+            return {**doc, "coef": np.asarray(doc["coef"])}
+    probe = fit_probe(encoder, examples)
+    atomic_write_text(path, json.dumps({**probe, "coef": probe["coef"].tolist(), "digest": digest}) + "\n")
+    return probe
+
+
+def probe_path(split, start, count):
+    """Where the label probe of a run is kept: fitted on the training sentences the run does not attack."""
+    return RESULTS / (
+        f"label_rule_probe_train-minus-{start}-{start + count}.json"
+        if split == "train"
+        else "label_rule_probe_train.json"
+    )
+
+
+def vader_lexicon():
+    """``{word: valence}`` of VADER's sentiment lexicon (Hutto & Gilbert 2014, MIT; the ``vaderSentiment`` package of
+    the ``dev`` extras): a task-specific signal, for sentiment only."""
+    import os
+
+    import vaderSentiment
+
+    lexicon = {}
+    path = os.path.join(os.path.dirname(vaderSentiment.__file__), "vader_lexicon.txt")
+    for line in open(path, encoding="utf-8"):
+        parts = line.rstrip("\n").split("\t")
+        if len(parts) >= 2:
+            lexicon[parts[0].lower()] = float(parts[1])
+    return lexicon
+
+
+def add_lexicon(args):
+    """Adds ``lex_old`` / ``lex_new`` (VADER valence of each word, 0 when it has none) and ``lex_shift``
+    (``|lex_new − lex_old|``) to run CSVs (a signal of words the lexicon knows; computed after the run)."""
+    import pandas as pd
+
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    lexicon = vader_lexicon()
+    for path in args.csv:
+        df = pd.read_csv(path, keep_default_na=False)
+        if "old" not in df.columns:
+            continue
+        ok = df.old.astype(str) != ""
+        df["lex_old"] = [lexicon.get(w, 0.0) if k else "" for w, k in zip(df.old.astype(str), ok)]
+        df["lex_new"] = [lexicon.get(w, 0.0) if k else "" for w, k in zip(df.new.astype(str), ok)]
+        df["lex_shift"] = [abs(a - b) if k else "" for a, b, k in zip(df.lex_new, df.lex_old, ok)]
+        atomic_write_text(Path(path), df.to_csv(index=False))
+        print(f"{path}: lexicon valence added to {int(ok.sum())} rows")
+
+
 def fit_probe(encoder, examples):
     """Logistic regression (scikit-learn, C = 1) on sentence-encoder vectors of ``examples``: ``coef``, ``intercept``
     (log-odds of label 1) and its accuracy on them."""
@@ -253,7 +327,7 @@ def cmd_run(args):
     lean = LabelLean.from_examples(train, name="mr:train")
     probe_data = [ex for n, ex in enumerate(train) if n not in held]
     print(f"fitting the label probe on {len(probe_data)} training sentences ...", flush=True)
-    probe = fit_probe(encoder, probe_data)
+    probe = cached_probe(encoder, probe_data, probe_path(args.split, args.start, args.count))
     judge_rule = build_patch_rule("judge")
     judge = judge_rule.constraints[-1]
     signals = Signals(lean, probe, encoder, judge, load_pos_tagger(), wordnet_antonyms())
@@ -274,7 +348,15 @@ def cmd_run(args):
         search.joint_scores = recording
 
     def save():
-        meta.update({"victim": args.victim, "recipe": args.recipe, "split": args.split, "start": args.start})
+        meta.update(
+            {
+                "victim": args.victim,
+                "recipe": args.recipe,
+                "split": args.split,
+                "start": args.start,
+                "count": args.count,
+            }
+        )
         meta["probe_train_accuracy"] = probe["train_accuracy"]
         atomic_write_text(ex_path, pd.DataFrame(examples).to_csv(index=False))
         atomic_write_text(succ_path, pd.DataFrame(successes).to_csv(index=False))
@@ -561,6 +643,59 @@ def cmd_table(args):
         atomic_write_text(Path(args.out), json.dumps({"rows": out, "paper": PAPER}, indent=2) + "\n")
 
 
+# ---------------------------------------------------------------------------------------------- cost
+def cmd_cost(args):
+    """SP-Attack's seconds per attacked example under each label rule, on the same sentences, alternating the order
+    of the rules from one sentence to the next (the machine's load shifts over a run)."""
+    import os
+
+    import pandas as pd
+    from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult
+
+    import textattack_secondorder
+    from textattack_secondorder.attack_recipes import SPAttack
+    from textattack_secondorder.datasets.mr import load_mr
+    from textattack_secondorder.models.victims import load_victim
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    textattack_secondorder.register()
+    model = load_victim(args.victim, train_if_missing=False)
+    attacks = {r: SPAttack.build(model, label_rule=r, kappa_examples=args.kappa_examples) for r in args.rules}
+    rows = []
+    for n, (text, label) in enumerate(load_mr(args.split)[args.start : args.start + args.count], args.start):
+        order = args.rules if n % 2 == 0 else args.rules[::-1]
+        for rule in order:
+            t0 = time.perf_counter()
+            result = attacks[rule].attack(text, label)
+            seconds = time.perf_counter() - t0
+            if isinstance(result, SkippedAttackResult):
+                continue
+            rows.append(
+                {
+                    "row": n,
+                    "rule": rule,
+                    "success": isinstance(result, SuccessfulAttackResult),
+                    "queries": result.perturbed_result.num_queries,
+                    "seconds": round(seconds, 3),
+                    "perturbed": result.perturbed_result.attacked_text.text,
+                }
+            )
+        print(json.dumps(rows[-1]) if rows else n, flush=True)
+    df = pd.DataFrame(rows)
+    summary = df.groupby("rule").agg(attacked=("row", "size"), ASR=("success", "mean"), s=("seconds", "mean"))
+    summary["ASR"] = (100 * summary.ASR).round(1)
+    print(summary.to_string())
+    load = os.getloadavg()
+    doc = {
+        "victim": args.victim,
+        "sentences": f"{args.split}[{args.start}:{args.start + args.count}]",
+        "loadavg_at_end": [round(x, 2) for x in load],
+        "summary": summary.reset_index().to_dict("records"),
+        "rows": rows,
+    }
+    atomic_write_text(Path(args.out), json.dumps(doc, indent=2) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -593,6 +728,18 @@ def main():
     t.add_argument("--rules", nargs="+", default=list(RULES), choices=list(RULES))
     t.add_argument("--out")
     t.set_defaults(func=cmd_table)
+    x = sub.add_parser("lexicon", help="add VADER's valence of each swapped word to run CSVs (after the run)")
+    x.add_argument("csv", nargs="+", help="a run's *_successes.csv or *_examples.csv")
+    x.set_defaults(func=add_lexicon)
+    c = sub.add_parser("cost", help="SP-Attack's seconds per attacked example under each rule, alternating")
+    c.add_argument("--victim", default="mr-cnn")
+    c.add_argument("--rules", nargs="+", default=["paper", "lean"])
+    c.add_argument("--split", default="test", choices=["train", "test"])
+    c.add_argument("--start", type=int, default=0)
+    c.add_argument("--count", type=int, default=10)
+    c.add_argument("--kappa-examples", type=int, default=1000)
+    c.add_argument("--out", default=str(RESULTS / "label_rule_cost.json"))
+    c.set_defaults(func=cmd_cost)
     args = ap.parse_args()
     args.func(args)
 
