@@ -424,23 +424,17 @@ def cmd_run(args):
 
 
 # ---------------------------------------------------------------------------------------------- items
-def shuffled_apart(key, seed, tries=200):
+def shuffled_apart(key, seed):
     """The key's distinct texts in a seeded order in which no changed text stands next to its original."""
-    import random
+    from naturalness import shuffle_apart
 
-    texts = list(dict.fromkeys(key.text))
     pairs = {
         frozenset((a, b))
         for (_, g) in key.groupby(["victim", "example"])
         for a in g[g.group == "original"].text
         for b in g[g.group == "changed"].text
     }
-    rng = random.Random(seed)
-    for _ in range(tries):
-        rng.shuffle(texts)
-        if not any(frozenset(ab) in pairs for ab in zip(texts, texts[1:])):
-            break
-    return texts
+    return shuffle_apart(dict.fromkeys(key.text), pairs, seed)
 
 
 def read_successes(path):
@@ -471,8 +465,6 @@ def rule_picks(succ, rules):
 def cmd_items(args):
     import pandas as pd
 
-    from textattack_secondorder.shared.files import atomic_write_text
-
     key = []
     for path in args.successes or []:
         succ = read_successes(path)
@@ -496,13 +488,10 @@ def cmd_items(args):
             key.append({"group": "changed", "victim": victim, "system": recipe, "example": r.row, **_lab(r.label)})
             key[-1]["text"] = r.perturbed
     key = pd.DataFrame(key).drop_duplicates(["group", "victim", "system", "example", "text"])
-    texts = shuffled_apart(key, args.seed)
-    ids = {t: n for n, t in enumerate(texts)}
-    key.insert(0, "id", key.text.map(ids))
-    key = key.sort_values(["id", "group"]).reset_index(drop=True)
+    from naturalness import write_items
+
     out_dir = Path(args.out_dir)
-    atomic_write_text(out_dir / f"{args.stem}_items.txt", "\n".join(f"#{n}\n{t}\n" for n, t in enumerate(texts)))
-    atomic_write_text(out_dir / f"{args.stem}_key.csv", key.to_csv(index=False))
+    key = write_items(key, shuffled_apart(key, args.seed), out_dir, args.stem)
     counts = key[key.group == "changed"].system.value_counts().to_dict()
     print(
         f"{len(texts)} items ({(key.group == 'changed').sum()} changed rows {counts}, "
