@@ -494,7 +494,7 @@ def cmd_items(args):
     key = write_items(key, shuffled_apart(key, args.seed), out_dir, args.stem)
     counts = key[key.group == "changed"].system.value_counts().to_dict()
     print(
-        f"{len(texts)} items ({(key.group == 'changed').sum()} changed rows {counts}, "
+        f"{key.id.nunique()} items ({(key.group == 'changed').sum()} changed rows {counts}, "
         f"{(key.group == 'original').sum()} original rows): {out_dir / (args.stem + '_items.txt')}"
     )
 
@@ -565,13 +565,14 @@ def cmd_score(args):
         kept = joined.kept_mean >= 0.5
         sig = {}
         for col in joined.columns:
-            if col.startswith(("sig_", "probe_", "lean_", "cos", "ppl_ratio", "score", "judge_p")) or col in (
+            if col.startswith(("sig_", "probe_", "lean_", "lex_", "cos", "ppl_ratio", "score", "judge_p")) or col in (
                 "negation",
                 "tag_kept",
             ):
                 vals = pd.to_numeric(joined[col].replace({"True": 1, "False": 0}), errors="coerce")
-                if vals.notna().all():
-                    sig[col] = auc(list(vals[kept]), list(vals[~kept]))
+                known = vals.notna()  # the judge's signals exist for the picks of the run's own rules only
+                if known.any():
+                    sig[col] = auc(list(vals[kept & known]), list(vals[~kept & known]))
         doc["signals_auc_kept"] = sig
         doc["read_changed_with_signals"] = int(len(joined))
         print(json.dumps(sig, indent=1))
