@@ -174,7 +174,16 @@ def cmd_run(args):
         joint = search.joint_scores
 
         def recording(original, candidates):
-            cos, ratio, score = joint(original, candidates)
+            if args.no_perplexity:  # cosine only: no joint score, no pick (the successes are sampled for reads)
+                import numpy as np
+
+                emb = np.asarray(search.encoder().encode([original] + candidates), dtype=np.float64)
+                emb /= np.linalg.norm(emb, axis=1, keepdims=True) + 1e-12
+                cos = emb[1:] @ emb[0]
+                ratio = np.full(len(candidates), np.nan)
+                score = cos.copy()
+            else:
+                cos, ratio, score = joint(original, candidates)
             trace.append((candidates, cos, ratio, score))
             return cos, ratio, score
 
@@ -183,6 +192,7 @@ def cmd_run(args):
     def save():
         meta.update(
             {
+                "perplexity": not args.no_perplexity,
                 "victim": args.victim,
                 "recipe": args.recipe,
                 "split": args.split,
@@ -242,13 +252,15 @@ def cmd_run(args):
             ]
             # the judge (costly) for the swap each rule would report
             picked = sorted({k for rule in CHEAP_RULES for k in [_pick(mine, rule)] if k is not None})
+            picked = [] if args.no_perplexity else picked
             for k, extra in zip(picked, signals.judged(orig, [texts[k] for k in picked])):
                 mine[k].update(extra)
             successes.extend(mine)
         elif status == "Successful" and changed == 1:
             pert.attack_attrs["newly_modified_indices"] = orig.all_words_diff(pert)
             ex.update(signals.rows(orig, label, [pert])[0])
-            ex.update(signals.judged(orig, [pert])[0])
+            if not args.no_perplexity:
+                ex.update(signals.judged(orig, [pert])[0])
         examples.append(ex)
         meta["seconds"] += seconds
         save()
@@ -302,6 +314,16 @@ def cmd_items(args):
     import pandas as pd
 
     key = []
+    for path in args.sampled or []:  # successes read one by one, sampled per sentence (a run without the joint score)
+        succ = read_run(path)
+        succ = succ[succ.cos > SIMILARITY]
+        for (victim, row), g in succ.groupby(["victim", "row"]):
+            o = g.iloc[0]
+            key.append({"group": "original", "victim": victim, "system": "original", "example": row, **_lab(o.label)})
+            key[-1]["text"] = o.original
+            for text in g.sample(min(args.sample, len(g)), random_state=args.seed).perturbed:
+                key.append({"group": "changed", "victim": victim, "system": "sampled", "example": row, **_lab(o.label)})
+                key[-1]["text"] = text
     for path in args.successes or []:
         succ = read_run(path)
         originals = succ.drop_duplicates(["victim", "row"]).set_index(["victim", "row"])
@@ -535,6 +557,12 @@ def main():
     r.add_argument("--stem", default="train")
     r.add_argument("--kappa-examples", type=int, default=1000, help="κ from MR train[:N] (paper and recipe: 1000)")
     r.add_argument(
+        "--no-perplexity",
+        action="store_true",
+        help="sp-attack: record the successes with their cosine only (no causal LM: no joint score, no pick, no "
+        "judge); for reads of sampled successes (items --sampled)",
+    )
+    r.add_argument(
         "--label-rule",
         default="paper",
         help="sp-attack's own label rule during the run (default 'paper': every success of the paper's pool is "
@@ -544,6 +572,8 @@ def main():
     i = sub.add_parser("items", help="changed sentences and their originals, shuffled and unlabelled")
     i.add_argument("--successes", nargs="*", help="run's *_sp-attack_successes.csv (picks simulated per rule)")
     i.add_argument("--examples", nargs="*", help="run's baseline *_examples.csv (their successes)")
+    i.add_argument("--sampled", nargs="*", help="runs' successes CSVs to sample successes from (cosine > 0.8)")
+    i.add_argument("--sample", type=int, default=3, help="successes read per sentence of --sampled (default 3)")
     i.add_argument("--rules", nargs="+", default=list(RULES), choices=list(RULES))
     i.add_argument("--stem", default="label_read_train")
     i.add_argument("--seed", type=int, default=0)
