@@ -298,6 +298,16 @@ def read_run(path):
     return df
 
 
+def sample_swaps(g, n, seed):
+    """``n`` of one sentence's successes for a read: one that moves the label lean more than 1 nat, one that puts in or
+    takes out a negator (when the sentence has them: they are a few of its successes, and what a rule would refuse),
+    the rest at random."""
+    g = g.sample(frac=1.0, random_state=seed)
+    first = [g[g.lean_shift > 1.0].head(1), g[g.negation].head(1)]
+    picked = g.loc[list(dict.fromkeys(i for f in first for i in f.index))].head(n)
+    return g.loc[list(picked.index) + list(g.drop(picked.index).index[: n - len(picked)])]
+
+
 def rule_picks(succ, rules):
     """``{(victim, row): {text: [rules]}}``: the success each rule reports for each sentence."""
     picks = {}
@@ -321,7 +331,7 @@ def cmd_items(args):
             o = g.iloc[0]
             key.append({"group": "original", "victim": victim, "system": "original", "example": row, **_lab(o.label)})
             key[-1]["text"] = o.original
-            for text in g.sample(min(args.sample, len(g)), random_state=args.seed).perturbed:
+            for text in sample_swaps(g, args.sample, args.seed).perturbed:
                 key.append({"group": "changed", "victim": victim, "system": "sampled", "example": row, **_lab(o.label)})
                 key[-1]["text"] = text
     for path in args.successes or []:
