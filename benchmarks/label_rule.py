@@ -505,7 +505,7 @@ def cmd_table(args):
 # ---------------------------------------------------------------------------------------------- cost
 def cmd_cost(args):
     """SP-Attack's seconds per attacked example under each label rule, on the same sentences, alternating the order
-    of the rules from one sentence to the next (the machine's load shifts over a run)."""
+    of the rules from one sentence to the next (the machine's load shifts over a run). Saved after each sentence."""
     import os
 
     import pandas as pd
@@ -539,20 +539,22 @@ def cmd_cost(args):
                     "perturbed": result.perturbed_result.attacked_text.text,
                 }
             )
-        print(json.dumps(rows[-1]) if rows else n, flush=True)
-    df = pd.DataFrame(rows)
-    summary = df.groupby("rule").agg(attacked=("row", "size"), ASR=("success", "mean"), s=("seconds", "mean"))
-    summary["ASR"] = (100 * summary.ASR).round(1)
+            print(json.dumps(rows[-1]), flush=True)
+        if not rows:
+            continue
+        df = pd.DataFrame(rows)
+        summary = df.groupby("rule").agg(attacked=("row", "size"), ASR=("success", "mean"), s=("seconds", "mean"))
+        summary["ASR"] = (100 * summary.ASR).round(1)
+        doc = {
+            "victim": args.victim,
+            "sentences": f"{args.split}[{args.start}:{n + 1}]",
+            "kappa": f"mr:train[:{args.kappa_examples}]",
+            "loadavg": [round(x, 2) for x in os.getloadavg()],
+            "summary": summary.reset_index().to_dict("records"),
+            "rows": rows,
+        }
+        atomic_write_text(Path(args.out), json.dumps(doc, indent=2) + "\n")
     print(summary.to_string())
-    load = os.getloadavg()
-    doc = {
-        "victim": args.victim,
-        "sentences": f"{args.split}[{args.start}:{args.start + args.count}]",
-        "loadavg_at_end": [round(x, 2) for x in load],
-        "summary": summary.reset_index().to_dict("records"),
-        "rows": rows,
-    }
-    atomic_write_text(Path(args.out), json.dumps(doc, indent=2) + "\n")
 
 
 def main():
