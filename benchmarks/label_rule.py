@@ -429,7 +429,7 @@ def cmd_score(args):
         changed = key[key.group == "changed"].drop_duplicates(["victim", "example", "text"])
         joined = changed.merge(
             succ.rename(columns={"row": "example", "perturbed": "text"}), on=["victim", "example", "text"]
-        )
+        ).drop_duplicates(["victim", "example", "text"])  # a success recorded by two runs counts once
         kept = joined.kept_mean >= 0.5
         sig = {}
         for col in joined.columns:
@@ -442,6 +442,25 @@ def cmd_score(args):
                 if known.any():
                     sig[col] = auc(list(vals[kept & known]), list(vals[~kept & known]))
         doc["signals_auc_kept"] = sig
+        # margins: of the read changed items a rule with this margin keeps, the share readers kept the label of
+        lex = joined[["lex_old", "lex_new"]].abs().max(axis=1) if "lex_old" in joined.columns else None
+        sweeps = {"lean_shift": joined.lean_shift, "probe_drop": joined.probe_drop, "lexicon_max_abs": lex}
+        no_neg = ~joined.negation.astype(str).str.lower().eq("true")
+        doc["margins"] = {
+            name: [
+                {
+                    "margin": m,
+                    "items_kept": int((no_neg & (v <= m)).sum()),
+                    "label_kept_pct": round(100.0 * joined.kept_mean[no_neg & (v <= m)].mean(), 1)
+                    if (no_neg & (v <= m)).any()
+                    else None,
+                }
+                for m in (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 99.0)
+            ]
+            for name, v in sweeps.items()
+            if v is not None
+        }
+        print(json.dumps(doc["margins"], indent=1))
         doc["read_changed_with_signals"] = int(len(joined))
         print(json.dumps(sig, indent=1))
         atomic_write_text(Path(args.out).with_name(Path(args.out).stem + "_signals.csv"), joined.to_csv(index=False))
