@@ -25,15 +25,21 @@ shuffled together without labels (``{stem}_items.txt``); the key (``{stem}_key.c
 
 ``score`` — readers' verdicts (CSV ``id,sentiment`` with ``positive``, ``negative`` or ``unsure``, one file per
 reader; ``benchmarks/label_rule_reader.md`` is their instruction) joined with the key: per system the share of
-changed sentences that still get the original's gold label (the paper's Table 4 question), per reader and
-averaged over readers, the readers' accuracy on the unchanged originals beside it, and for each signal of the
-read changed items how well it tells kept from lost (AUC)::
+changed sentences that still get the original's gold label, and the share that get the label the same reader gave
+the original (the paper's Table 4 question: does the change keep the original's label? the readers themselves
+give MR's gold label to only some of the originals), per reader and averaged over readers, the readers' accuracy
+on the unchanged originals beside it, and for each signal of the read changed items how well it tells kept from
+lost (AUC)::
 
     python benchmarks/label_rule.py score --key benchmarks/results/label_read_train_key.csv \\
         --verdicts A.csv B.csv --out benchmarks/results/label_read_train_read.json
 
-``table`` — ASR under each rule, from the recorded runs (sp-attack: simulated on its successes; baselines:
-ASR and ASR1, ASR1 counting a one-word success only when the rule keeps it), beside the paper's figures.
+``table`` — ASR and ASR1 of the recorded runs (sp-attack as run under its rule, ASR1 = ASR; baselines: ASR and
+ASR1, ASR1 counting a one-word success only when the rule keeps it), seconds per attacked sentence, the read's
+label kept (``--read``: score's JSON) and the paper's figures, one row per victim, attack and rule::
+
+    python benchmarks/label_rule.py table --examples benchmarks/results/label_rule_test-*_examples.csv \\
+        --read benchmarks/results/label_read_test_read.json --out benchmarks/results/label_rule_test_table.json
 """
 
 import argparse
@@ -59,11 +65,12 @@ RULES = {
     "probe": "cos > 0.8, no negator in or out, label probe log-odds of the label fall <= 1",
     "judge": "cos > 0.8 and the patch judge keeps the swap (P >= its threshold; computed on the other rules' picks)",
 }
-#: paper figures (Xu et al.): Table 4 label kept by human annotators on MR; Table 5 SP-Attack ASR on MR
+#: paper figures (Xu et al.) on MR: label kept by human annotators (Table 4: TextFooler, CLARE, SP-Attack; no BAE);
+#: ASR and ASR1 of the vanilla BERT (Tables 1 and 9) and distilBERT (Table 10) classifiers; SP-Attack's ASR1 = ASR
 PAPER = {
-    "label_kept_MR": {"textfooler": 69, "clare": 83, "sp-attack": 93},
-    "ASR_MR_BERT": {"sp-attack": 93.5},
-    "ASR_MR_distilBERT": {"sp-attack": 73.2},
+    "label_kept": {"textfooler": 69, "clare": 83, "sp-attack": 93},
+    "BERT": {"sp-attack": (93.5, 93.5), "textfooler": (72.4, 35.6), "bae": (41.3, 27.5), "clare": (90.0, 59.6)},
+    "distilBERT": {"sp-attack": (73.2, 73.2), "textfooler": (70.4, 35.5), "bae": (44.8, 31.4), "clare": (89.8, 63.9)},
 }
 
 
@@ -167,6 +174,9 @@ def cmd_run(args):
     params = {}
     if args.recipe == "sp-attack":
         params = {"label_rule": args.label_rule, "kappa_examples": args.kappa_examples}
+        if args.kappa:  # a saved κ (e.g. a transformer's, from `textattack-so flip-capability`)
+            params["kappa"] = args.kappa
+        meta["kappa"] = args.kappa or f"mr:train[:{args.kappa_examples}], EUBA m = 512 (the recipe's, cached)"
     attack = attack_recipes()[args.recipe].build(model, **params)
     trace = []
     if args.recipe == "sp-attack":
@@ -193,6 +203,7 @@ def cmd_run(args):
         meta.update(
             {
                 "perplexity": not args.no_perplexity,
+                "label_rule": args.label_rule if args.recipe == "sp-attack" else None,
                 "victim": args.victim,
                 "recipe": args.recipe,
                 "split": args.split,
@@ -349,13 +360,18 @@ def cmd_items(args):
     for path in args.examples or []:
         ex = pd.read_csv(path, keep_default_na=False)
         ex = ex[(ex.result == "Successful") & (ex.perturbed != ex.original)]
-        victim, recipe = _victim_of(path), _recipe_of(path)
+        victim, system = _victim_of(path), _system_of(path)
         for r in ex.itertuples():
             key.append({"group": "original", "victim": victim, "system": "original", "example": r.row, **_lab(r.label)})
             key[-1]["text"] = r.original
-            key.append({"group": "changed", "victim": victim, "system": recipe, "example": r.row, **_lab(r.label)})
+            key.append({"group": "changed", "victim": victim, "system": system, "example": r.row, **_lab(r.label)})
             key[-1]["text"] = r.perturbed
     key = pd.DataFrame(key).drop_duplicates(["group", "victim", "system", "example", "text"])
+    read = set(zip(key[key.group == "original"].victim, key[key.group == "original"].example))
+    orphans = [(v, e) for v, e in zip(key[key.group == "changed"].victim, key[key.group == "changed"].example)]
+    orphans = [o for o in orphans if o not in read]
+    if orphans:  # every changed sentence is read beside its original (score's second figure needs it)
+        raise SystemExit(f"items: {len(orphans)} changed sentences without their original, e.g. {orphans[0]}")
     from naturalness import write_items
 
     out_dir = Path(args.out_dir)
@@ -382,6 +398,16 @@ def _recipe_of(path):
     return next(r for r in ("sp-attack", "textfooler-offline", "bae-offline") if f"_{r}_" in name)
 
 
+def _system_of(path):
+    """The run's attack as the key and the table name it: the recipe, and for sp-attack the rule it ran under
+    (``sp-attack[lean]``, from the run's JSON)."""
+    recipe = _recipe_of(path)
+    if recipe != "sp-attack":
+        return recipe
+    run = json.loads(Path(str(path).replace("_examples.csv", "_run.json")).read_text())
+    return f"sp-attack[{run.get('label_rule') or 'paper'}]"
+
+
 # ---------------------------------------------------------------------------------------------- score
 def auc(pos, neg):
     """P(a random kept item's value > a random lost one's) (ties count half)."""
@@ -389,6 +415,40 @@ def auc(pos, neg):
         return None
     wins = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg)
     return round(wins / (len(pos) * len(neg)), 3)
+
+
+def kept_columns(key, readers):
+    """``key`` (one row per item and system, with each reader's verdict in a column named after the reader) with, per
+    reader ``r`` and for the mean / all of them:
+
+    * ``kept_{r}``: the reader gives the sentence MR's gold label (of a changed sentence: its original's gold label;
+      of an original: the reader agrees with MR);
+    * ``own_{r}``: of a changed sentence, the reader gives it the label the same reader gave its original (the
+      paper's question: does the change keep the original's label?); blank (NaN) for the originals, where the
+      reader found the original ``unsure`` (no label to keep) and where the original is not in the read.
+
+    ``_mean`` is the share over the readers with a value, ``_all`` 1 when every such reader kept it."""
+    import numpy as np
+
+    key = key.copy()
+    originals = key[key.group == "original"].drop_duplicates(["victim", "example"]).set_index(["victim", "example"])
+    at = list(zip(key.victim, key.example))
+    for r in readers:
+        key[f"kept_{r}"] = (key[r] == key.label).astype(float)
+        own = originals[r].reindex(at).to_numpy()  # the reader's label of each row's original (NaN: not read)
+        labelled = np.isin(own, ["positive", "negative"]) & (key.group == "changed").to_numpy()
+        key[f"own_{r}"] = np.where(labelled, (key[r].to_numpy() == own).astype(float), np.nan)
+    for kind in ("kept", "own"):
+        cols = key[[f"{kind}_{r}" for r in readers]]
+        key[f"{kind}_mean"] = cols.mean(axis=1)
+        key[f"{kind}_all"] = cols.min(axis=1)
+    return key
+
+
+def _pct(values):
+    """100 × the mean of the values that are there (None when none is)."""
+    values = values.dropna()
+    return round(100.0 * values.mean(), 1) if len(values) else None
 
 
 def cmd_score(args):
@@ -406,24 +466,30 @@ def cmd_score(args):
             raise SystemExit(f"{path}: ids are not the key's or unknown answers {bad} ({len(v)} rows)")
         key = key.merge(v.rename(columns={"sentiment": f"reader_{n + 1}"}), on="id")
         readers.append(f"reader_{n + 1}")
-    for r in readers:
-        key[f"kept_{r}"] = (key[r] == key.label).astype(float)
-    key["kept_mean"] = key[[f"kept_{r}" for r in readers]].mean(axis=1)
-    key["kept_all"] = key[[f"kept_{r}" for r in readers]].min(axis=1)
+    key = kept_columns(key, readers)
     # one row per system: a text several rules picked counts for each of them
     rows = key.assign(system=key.system.str.split("|")).explode("system")
     table = []
     for (victim, system), g in rows.groupby(["victim", "system"]):
         row = {"victim": victim, "system": system, "items": len(g)}
         for r in readers + ["mean", "all"]:
-            col = f"kept_{r}" if r in ("mean", "all") else f"kept_{r}"
-            row[f"label_kept_pct_{r}"] = round(100.0 * g[col].mean(), 1)
+            row[f"label_kept_pct_{r}"] = _pct(g[f"kept_{r}"])
+        if system != "original":  # against each reader's own reading of the original
+            row["items_own"] = int(g.own_mean.notna().sum())
+            for r in readers + ["mean", "all"]:
+                row[f"label_kept_own_pct_{r}"] = _pct(g[f"own_{r}"])
         table.append(row)
     df = pd.DataFrame(table)
     print(df.to_string(index=False))
     items = key.drop_duplicates("id")
     agree = round(100.0 * (items[readers].nunique(axis=1) == 1).mean(), 1) if len(readers) > 1 else None
-    doc = {"key": str(args.key), "verdicts": args.verdicts, "reader_agreement_pct": agree, "table": table}
+    doc = {
+        "key": str(args.key),
+        "verdicts": args.verdicts,
+        "readers": dict(zip(readers, args.verdicts)),
+        "reader_agreement_pct": agree,
+        "table": table,
+    }
     if args.successes:  # the signals of the read changed items: AUC of each for kept (mean over readers >= 0.5)
         succ = pd.concat([read_run(p) for p in args.successes])
         changed = key[key.group == "changed"].drop_duplicates(["victim", "example", "text"])
@@ -451,9 +517,8 @@ def cmd_score(args):
                 {
                     "margin": m,
                     "items_kept": int((no_neg & (v <= m)).sum()),
-                    "label_kept_pct": round(100.0 * joined.kept_mean[no_neg & (v <= m)].mean(), 1)
-                    if (no_neg & (v <= m)).any()
-                    else None,
+                    "label_kept_pct": _pct(joined.kept_mean[no_neg & (v <= m)]),
+                    "label_kept_own_pct": _pct(joined.own_mean[no_neg & (v <= m)]),
                 }
                 for m in (0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 99.0)
             ]
@@ -471,54 +536,65 @@ def cmd_score(args):
 
 # ---------------------------------------------------------------------------------------------- table
 def cmd_table(args):
+    """One row per (victim, attack, rule): ASR and ASR1 of the recorded runs, seconds per attacked sentence, the
+    label kept by the blind readers (``--read``, score's JSON: against MR's gold label and against the reader's own
+    reading of the original) and the paper's figures beside them."""
     import pandas as pd
 
+    read = {}
+    if args.read:
+        for row in json.loads(Path(args.read).read_text())["table"]:
+            read[(row["victim"], row["system"])] = row
     out = []
-    for path in args.successes or []:
-        succ = read_run(path)
-        ex = pd.read_csv(str(path).replace("_successes.csv", "_examples.csv"), keep_default_na=False)
-        run = json.loads(Path(str(path).replace("_successes.csv", "_run.json")).read_text())
-        attacked = int((ex.result != "Skipped").sum())
-        picks = rule_picks(succ, args.rules)
-        secs = ex[ex.result != "Skipped"].seconds.astype(float)
-        for rule in args.rules:
-            n = sum(1 for texts in picks.values() if any(rule in v for v in texts.values()))
-            out.append(
-                {
-                    "victim": _victim_of(path),
-                    "recipe": f"sp-attack (run under {run.get('label_rule') or 'paper'})",
-                    "rule": rule if rule != "paper" else "paper (cos > 0.8)",
-                    "attacked": attacked,
-                    "ASR": round(100.0 * n / max(attacked, 1), 1),
-                    "ASR1": round(100.0 * n / max(attacked, 1), 1),
-                    "s_per_attacked": round(secs.mean(), 2),
-                }
-            )
+
+    def add(victim, system, rule, att, asr, asr1, secs):
+        family = next((f for f in ("sp-attack", "textfooler", "bae") if system.startswith(f)), system)
+        r = read.get((victim, system), {})
+        paper_bert, paper_distil = PAPER["BERT"].get(family), PAPER["distilBERT"].get(family)
+        out.append(
+            {
+                "victim": victim,
+                "attack": system,
+                "rule": rule,
+                "attacked": att,
+                "ASR": asr,
+                "ASR1": asr1,
+                "s_per_attacked": secs,
+                "read_items": r.get("items"),
+                "label_kept_gold": r.get("label_kept_pct_mean"),
+                "label_kept_own": r.get("label_kept_own_pct_mean"),
+                "paper_ASR_BERT": paper_bert and paper_bert[0],
+                "paper_ASR1_BERT": paper_bert and paper_bert[1],
+                "paper_ASR_distilBERT": paper_distil and paper_distil[0],
+                "paper_ASR1_distilBERT": paper_distil and paper_distil[1],
+                "paper_label_kept": PAPER["label_kept"].get(family),
+            }
+        )
+
+    pct = lambda n, d: round(100.0 * n / max(d, 1), 1)  # noqa: E731
     for path in args.examples or []:
         ex = read_run(path)
         att = ex[ex.result != "Skipped"]
         succ = att[att.result == "Successful"]
+        secs = round(att.seconds.astype(float).mean(), 2)
+        victim, system = _victim_of(path), _system_of(path)
+        if system.startswith("sp-attack"):  # as run: the recipe's own rule decided; ASR1 = ASR
+            add(victim, system, system[len("sp-attack[") : -1], len(att), pct(len(succ), len(att)), None, secs)
+            out[-1]["ASR1"] = out[-1]["ASR"]
+            continue
         one = succ[succ.words_changed.astype(int) == 1]
-        for rule in args.rules:
-            kept = [r for _, r in one.iterrows() if rule in ("paper", "cos0.9") or keeps(rule, {**r, "cos": 1.0})]
-            out.append(
-                {
-                    "victim": _victim_of(path),
-                    "recipe": _recipe_of(path),
-                    "rule": rule,
-                    "attacked": len(att),
-                    "ASR": round(100.0 * len(succ) / max(len(att), 1), 1),
-                    "ASR1": round(100.0 * len(kept) / max(len(att), 1), 1),
-                    "s_per_attacked": round(att.seconds.astype(float).mean(), 2),
-                }
-            )
+        for rule in args.rules:  # ASR1 counts a one-word success only when the rule keeps its swap
+            kept = [r for _, r in one.iterrows() if keeps(rule, {**r, "cos": 1.0})] if rule != "paper" else one
+            add(victim, system, rule, len(att), pct(len(succ), len(att)), pct(len(kept), len(att)), secs)
     df = pd.DataFrame(out)
-    print(df.to_string(index=False))
-    print("paper:", json.dumps(PAPER))
+    with pd.option_context("display.width", 250, "display.max_columns", 30):
+        print(df.to_string(index=False))
     if args.out:
         from textattack_secondorder.shared.files import atomic_write_text
 
-        atomic_write_text(Path(args.out), json.dumps({"rows": out, "paper": PAPER}, indent=2) + "\n")
+        doc = {"rows": out, "paper": PAPER, "examples": args.examples, "read": args.read}
+        atomic_write_text(Path(args.out), json.dumps(doc, indent=2) + "\n")
+        atomic_write_text(Path(args.out).with_suffix(".csv"), df.to_csv(index=False))
 
 
 # ---------------------------------------------------------------------------------------------- cost
@@ -538,7 +614,8 @@ def cmd_cost(args):
 
     textattack_secondorder.register()
     model = load_victim(args.victim, train_if_missing=False)
-    attacks = {r: SPAttack.build(model, label_rule=r, kappa_examples=args.kappa_examples) for r in args.rules}
+    kappa = {"kappa": args.kappa} if args.kappa else {"kappa_examples": args.kappa_examples}
+    attacks = {r: SPAttack.build(model, label_rule=r, **kappa) for r in args.rules}
     rows = []
     for n, (text, label) in enumerate(load_mr(args.split)[args.start : args.start + args.count], args.start):
         order = args.rules if n % 2 == 0 else args.rules[::-1]
@@ -567,7 +644,7 @@ def cmd_cost(args):
         doc = {
             "victim": args.victim,
             "sentences": f"{args.split}[{args.start}:{n + 1}]",
-            "kappa": f"mr:train[:{args.kappa_examples}]",
+            "kappa": args.kappa or f"mr:train[:{args.kappa_examples}]",
             "loadavg": [round(x, 2) for x in os.getloadavg()],
             "summary": summary.reset_index().to_dict("records"),
             "rows": rows,
@@ -587,6 +664,7 @@ def main():
     r.add_argument("--count", type=int, default=100)
     r.add_argument("--stem", default="train")
     r.add_argument("--kappa-examples", type=int, default=1000, help="κ from MR train[:N] (paper and recipe: 1000)")
+    r.add_argument("--kappa", help="sp-attack: a saved κ (JSON/CSV of `textattack-so flip-capability`) instead")
     r.add_argument(
         "--no-perplexity",
         action="store_true",
@@ -602,7 +680,11 @@ def main():
     r.set_defaults(func=cmd_run)
     i = sub.add_parser("items", help="changed sentences and their originals, shuffled and unlabelled")
     i.add_argument("--successes", nargs="*", help="run's *_sp-attack_successes.csv (picks simulated per rule)")
-    i.add_argument("--examples", nargs="*", help="run's baseline *_examples.csv (their successes)")
+    i.add_argument(
+        "--examples",
+        nargs="*",
+        help="runs' *_examples.csv: their successes (a baseline's, or sp-attack's picks as run under its rule)",
+    )
     i.add_argument("--sampled", nargs="*", help="runs' successes CSVs to sample successes from (cosine > 0.8)")
     i.add_argument("--sample", type=int, default=3, help="successes read per sentence of --sampled (default 3)")
     i.add_argument("--rules", nargs="+", default=list(RULES), choices=list(RULES))
@@ -616,10 +698,12 @@ def main():
     s.add_argument("--successes", nargs="*", help="the runs' successes CSVs: AUC of each signal on the read items")
     s.add_argument("--out", required=True)
     s.set_defaults(func=cmd_score)
-    t = sub.add_parser("table", help="ASR / ASR1 under each rule from recorded runs")
-    t.add_argument("--successes", nargs="*")
-    t.add_argument("--examples", nargs="*")
-    t.add_argument("--rules", nargs="+", default=list(RULES), choices=list(RULES))
+    t = sub.add_parser("table", help="ASR / ASR1 of recorded runs (and the read's label kept) beside the paper's")
+    t.add_argument("--examples", nargs="+", required=True, help="the runs' *_examples.csv (sp-attack and baselines)")
+    t.add_argument(
+        "--rules", nargs="+", default=["paper", "lean1"], choices=list(RULES), help="baselines' ASR1 under each rule"
+    )
+    t.add_argument("--read", help="score's JSON of the read of these runs (label kept per attack)")
     t.add_argument("--out")
     t.set_defaults(func=cmd_table)
     x = sub.add_parser("lexicon", help="add VADER's valence of each swapped word to run CSVs (after the run)")
@@ -632,6 +716,7 @@ def main():
     c.add_argument("--start", type=int, default=0)
     c.add_argument("--count", type=int, default=10)
     c.add_argument("--kappa-examples", type=int, default=1000)
+    c.add_argument("--kappa", help="a saved κ instead (JSON/CSV of `textattack-so flip-capability`)")
     c.add_argument("--out", default=str(RESULTS / "label_rule_cost.json"))
     c.set_defaults(func=cmd_cost)
     args = ap.parse_args()

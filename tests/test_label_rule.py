@@ -205,3 +205,39 @@ def test_asr1_label_rule_flag_unknown_is_one_line_exit_2(capsys):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--asr1-label-rule: label_rule='strict' is not a label rule" in err
     assert "choose one of 'lean', 'paper'" in err
+
+
+# ----------------------------------------------------------------------------- blind-read benchmark's score
+def test_read_score_counts_kept_against_gold_and_against_the_readers_own_reading(monkeypatch):
+    """A changed sentence keeps the label against MR's gold label and, separately, against the label the same
+    reader gave its original (blank where the reader found the original unsure)."""
+    import importlib.util
+    from pathlib import Path
+
+    import pandas as pd
+
+    bench_dir = Path(__file__).resolve().parents[1] / "benchmarks"
+    monkeypatch.syspath_prepend(str(bench_dir))
+    spec = importlib.util.spec_from_file_location("label_rule_benchmark", bench_dir / "label_rule.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rows = [  # example 1: the reader misreads the original (gold positive); example 2: original unsure
+        ("original", 1, "positive", "negative", "negative"),
+        ("changed", 1, "positive", "negative", "positive"),
+        ("original", 2, "negative", "unsure", "negative"),
+        ("changed", 2, "negative", "negative", "negative"),
+    ]
+    key = pd.DataFrame(
+        [
+            {"group": g, "victim": "mr-cnn", "system": "original" if g == "original" else "sp", "example": e}
+            | {"label": gold, "a": a, "b": b}
+            for g, e, gold, a, b in rows
+        ]
+    )
+    out = bench.kept_columns(key, ["a", "b"]).set_index(["group", "example"])
+    changed1, changed2 = out.loc[("changed", 1)], out.loc[("changed", 2)]
+    assert (changed1.kept_a, changed1.own_a) == (0.0, 1.0)  # not gold, but what reader a read in the original
+    assert (changed1.kept_b, changed1.own_b) == (1.0, 0.0)
+    assert changed1.own_mean == 0.5 and changed1.own_all == 0.0
+    assert np.isnan(changed2.own_a) and changed2.own_b == 1.0  # a found the original unsure: nothing to keep
+    assert changed2.own_mean == 1.0 and np.isnan(out.loc[("original", 1)].own_a)
