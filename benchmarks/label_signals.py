@@ -2,7 +2,8 @@
 
 Cheap ones for every success of SP-Attack's search (the training data's label lean, negators, Penn tags, WordNet
 antonymy, a label probe on the sentence encoder), the patch judge's P and signals for the swaps the rules report,
-and VADER's valences (a task-specific lexicon, added after a run).
+and VADER's valences (a task-specific lexicon, added after a run); the candidate rules simulated on them
+(:func:`keeps`) and a run's CSVs read back with them (:func:`read_run`).
 """
 
 import argparse
@@ -13,6 +14,94 @@ from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
 REPO = Path(__file__).resolve().parent.parent
+SIMILARITY = 0.8  # Xu et al. §6.1: USE cosine > 0.8
+#: candidate rules simulated on SP-Attack's recorded successes: name -> (what it keeps, in words)
+RULES = {
+    "paper": "cos > 0.8 (Xu et al.)",
+    "cos0.9": "cos > 0.9",
+    "lean1": "cos > 0.8, no negator in or out, label-lean shift <= 1 nat",
+    "lean05": "cos > 0.8, no negator in or out, label-lean shift <= 0.5 nat",
+    "lean1-tag": "lean1 and the word's Penn tag kept (two letters)",
+    "lexicon": "cos > 0.8, no negator in or out, neither word has a VADER valence of 1 or more (task-specific)",
+    "lean1-lexicon": "lean1 and lexicon",
+    "probe": "cos > 0.8, no negator in or out, label probe log-odds of the label fall <= 1",
+    "judge": "cos > 0.8 and the patch judge keeps the swap (P >= its threshold; computed on the other rules' picks)",
+}
+#: the rules simulated in the run itself (the judge's P is computed for their picks only)
+CHEAP_RULES = [r for r in RULES if r != "judge"]
+
+
+def pick(rows, rule):
+    """Index of the success ``rule`` reports among ``rows`` (the highest joint score it keeps), or None."""
+    kept = [k for k, r in enumerate(rows) if keeps(rule, r)]
+    return max(kept, key=lambda k: rows[k]["score"]) if kept else None
+
+
+def keeps(rule, r):
+    """Whether the simulated ``rule`` keeps the success row ``r`` (a dict or a pandas row)."""
+    cos_ok = r["cos"] > SIMILARITY
+    if rule == "paper":
+        return cos_ok
+    if rule == "cos0.9":
+        return r["cos"] > 0.9
+    no_neg = not r["negation"]
+    if rule == "lean1":
+        return cos_ok and no_neg and r["lean_shift"] <= 1.0
+    if rule == "lean05":
+        return cos_ok and no_neg and r["lean_shift"] <= 0.5
+    if rule in ("lexicon", "lean1-lexicon"):
+        try:
+            calm = abs(float(r["lex_old"])) < 1.0 and abs(float(r["lex_new"])) < 1.0
+        except (KeyError, TypeError, ValueError):  # the lexicon's columns are added after the run
+            return False
+        return cos_ok and no_neg and calm and (rule == "lexicon" or r["lean_shift"] <= 1.0)
+    if rule == "lean1-tag":
+        return cos_ok and no_neg and r["lean_shift"] <= 1.0 and bool(r["tag_kept"])
+    if rule == "probe":
+        return cos_ok and no_neg and r["probe_drop"] <= 1.0
+    if rule == "judge":
+        try:
+            p, threshold = float(r.get("judge_p")), float(r.get("judge_threshold"))
+        except (TypeError, ValueError):
+            return False
+        return cos_ok and p >= threshold
+    raise ValueError(rule)
+
+
+def read_run(path):
+    """A run's successes or examples CSV with its victim, the flags as booleans and the signals as numbers (blank
+    where a row has none: a baseline's failed or multi-word result, a success no rule reported)."""
+    import pandas as pd
+
+    df = pd.read_csv(path, keep_default_na=False)
+    df["victim"] = victim_of(path)
+    for col in ("negation", "tag_kept", "picked"):
+        if col in df.columns:
+            df[col] = df[col].astype(str).str.lower().eq("true")
+    numeric = ("judge_", "sig_", "lean_", "lex_", "probe_", "cos", "ppl_ratio", "score")
+    for col in [c for c in df.columns if c.startswith(numeric)]:
+        df[col] = pd.to_numeric(df[col], errors="coerce")
+    return df
+
+
+def victim_of(path):
+    name = Path(path).name
+    return next(v for v in ("mr-cnn", "mr-lstm", "mr-bow", "mr-minilm") if f"_{v}_" in name)
+
+
+def recipe_of(path):
+    name = Path(path).name
+    return next(r for r in ("sp-attack", "textfooler-offline", "bae-offline") if f"_{r}_" in name)
+
+
+def system_of(path):
+    """The run's attack as the key and the table name it: the recipe, and for sp-attack the rule it ran under
+    (``sp-attack[lean]``, from the run's JSON)."""
+    recipe = recipe_of(path)
+    if recipe != "sp-attack":
+        return recipe
+    run = json.loads(Path(str(path).replace("_examples.csv", "_run.json")).read_text())
+    return f"sp-attack[{run.get('label_rule') or 'paper'}]"
 
 
 class Signals:

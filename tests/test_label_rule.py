@@ -218,7 +218,7 @@ def test_read_score_counts_kept_against_gold_and_against_the_readers_own_reading
 
     bench_dir = Path(__file__).resolve().parents[1] / "benchmarks"
     monkeypatch.syspath_prepend(str(bench_dir))
-    spec = importlib.util.spec_from_file_location("label_rule_benchmark", bench_dir / "label_rule.py")
+    spec = importlib.util.spec_from_file_location("label_read_benchmark", bench_dir / "label_read.py")
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     rows = [  # example 1: the reader misreads the original (gold positive); example 2: original unsure
