@@ -33,10 +33,16 @@ RESULTS = Path(__file__).parent / "results"
 def shuffled_apart(key, seed, tries=200):
     """The key's distinct texts in a seeded random order in which no row's x̃0 stands next to its original
     (the first of ``tries`` shuffles that manages it; the last one tried otherwise)."""
+    pairs = {frozenset(g.text) for _, g in key.groupby(["victim", "recipe", "example"]) if g.text.nunique() == 2}
+    return shuffle_apart(list(dict.fromkeys(key.text)), pairs, seed, tries)
+
+
+def shuffle_apart(texts, pairs, seed, tries=200):
+    """``texts`` in a seeded random order in which no two texts of a pair in ``pairs`` (frozensets) stand side by
+    side (the first of ``tries`` shuffles that manages it; the last one tried otherwise)."""
     import random
 
-    texts = list(dict.fromkeys(key.text))
-    pairs = {frozenset(g.text) for _, g in key.groupby(["victim", "recipe", "example"]) if g.text.nunique() == 2}
+    texts = list(texts)
     rng = random.Random(seed)
     for _ in range(tries):
         rng.shuffle(texts)
@@ -45,10 +51,21 @@ def shuffled_apart(key, seed, tries=200):
     return texts
 
 
+def write_items(key, texts, out_dir, stem):
+    """``{stem}_items.txt`` (``#id`` then the text, in the order of ``texts``) and ``{stem}_key.csv`` (``key`` with
+    each row's item id first); returns that key."""
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    ids = {t: n for n, t in enumerate(texts)}
+    key.insert(0, "id", key.text.map(ids))
+    key = key.sort_values(["id", "group"]).reset_index(drop=True)
+    atomic_write_text(out_dir / f"{stem}_items.txt", "\n".join(f"#{n}\n{t}\n" for n, t in enumerate(texts)))
+    atomic_write_text(out_dir / f"{stem}_key.csv", key.to_csv(index=False))
+    return key
+
+
 def cmd_items(args):
     import pandas as pd
-
-    from textattack_secondorder.shared.files import atomic_write_text
 
     rows = pd.concat([pd.read_csv(p, keep_default_na=False) for p in args.examples_csv], ignore_index=True)
     rows = rows[(rows.result == "Successful") & rows.recipe.str.startswith(tuple(args.recipes))]
@@ -62,12 +79,8 @@ def cmd_items(args):
             key.append({"group": group, "victim": r.victim, "recipe": r.recipe, "example": r.example, "text": text})
     key = pd.DataFrame(key)
     texts = shuffled_apart(key, args.seed)
-    ids = {t: n for n, t in enumerate(texts)}
-    key.insert(0, "id", key.text.map(ids))
-    key = key.sort_values(["id", "group"]).reset_index(drop=True)
+    key = write_items(key, texts, Path(args.out_dir), args.stem)
     out_dir = Path(args.out_dir)
-    atomic_write_text(out_dir / f"{args.stem}_items.txt", "\n".join(f"#{n}\n{t}\n" for n, t in enumerate(texts)))
-    atomic_write_text(out_dir / f"{args.stem}_key.csv", key.to_csv(index=False))
     print(
         f"{len(texts)} items ({(key.group == 'vulnerable').sum()} x̃0 rows, {(key.group == 'original').sum()} "
         f"original rows; {int(same.sum())} rows with x̃0 = x0 left out): {out_dir / (args.stem + '_items.txt')}, "

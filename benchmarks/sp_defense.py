@@ -303,7 +303,9 @@ def evaluate(model_spec, args, work, attack_set, test):
         return round(100.0 * ok / max(len(done), 1), 1), ASR1().calculate(res)
 
     lm = {} if args.sp_attack_lm else {"causal_lm": ConstantLM()}
-    sp_asr, _ = attack("sp-attack", kappa=str(kappa["attack"]), **lm)  # κ of THIS model
+    # κ of THIS model; a success must keep the label (the recipe's default rule, docs/methods.md §2.5), the words'
+    # label lean read from the training sentences of this data set
+    sp_asr, _ = attack("sp-attack", kappa=str(kappa["attack"]), label_data=args.dataset, **lm)
     tf_asr = tf_asr1 = None
     if not args.no_textfooler:
         from textattack_secondorder.resources.resolution import ResourceError

@@ -363,6 +363,7 @@ def test_every_registered_name_builds():
         "masked_lm": FixedProposer(device="cpu"),
         "synonyms": synonyms,
         "patch_rule": "paper",
+        "label_rule": "paper",  # sp-attack: no training sentences to read the label lean from
         "neighbor_rule": "paper",
         "use_sentence_encoder": False,
     }

@@ -41,7 +41,11 @@ def kappa(words):
 
 def attack(texts, **p):
     a = SPAttack.build(
-        Planted(), kappa=kappa(["dreadful", "awful", "nice"]), sentence_encoder=Encoder(), causal_lm=LM(), **p
+        Planted(),
+        kappa=kappa(["dreadful", "awful", "nice"]),
+        sentence_encoder=Encoder(),
+        causal_lm=LM(),
+        **{"label_rule": "paper", **p},  # the paper's rule: these swaps reverse the label (tests/test_label_rule.py)
     )
     ds = textattack.datasets.Dataset([(t, 1) for t in texts])
     return textattack.Attacker(
@@ -66,14 +70,21 @@ def test_sp_attack_fails_when_nothing_similar_flips():
 
 def test_top_m_words_come_from_kappa():
     a = SPAttack.build(
-        Planted(), kappa=kappa(["dreadful", "awful", "nice"]), top_m=1, sentence_encoder=Encoder(), causal_lm=LM()
+        Planted(),
+        kappa=kappa(["dreadful", "awful", "nice"]),
+        top_m=1,
+        sentence_encoder=Encoder(),
+        causal_lm=LM(),
+        label_rule="paper",
     )
     assert a.transformation.words == ["dreadful"]
 
 
 def test_kappa_file_round_trip(tmp_path):
     path = kappa(["dreadful", "awful", "nice"]).save(tmp_path / "k.json")
-    a = SPAttack.build(Planted(), kappa=str(path), top_m=2, sentence_encoder=Encoder(), causal_lm=LM())
+    a = SPAttack.build(
+        Planted(), kappa=str(path), top_m=2, sentence_encoder=Encoder(), causal_lm=LM(), label_rule="paper"
+    )
     assert a.transformation.words == ["dreadful", "awful"]
 
 

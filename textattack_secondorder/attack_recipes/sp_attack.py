@@ -18,13 +18,22 @@ Without ``kappa`` the recipe computes κ first with EUBA on ``kappa_examples``
 training sentences of ``kappa_dataset`` (the model's own training data: MR by default,
 refused for a model without 2 outputs) and caches it under a content key
 (``evaluation/flip_capability/cache.py``); later runs with the same model and data reuse it.
+
+A success counts only when the swap keeps the sentence's label (``label_rule``, docs/methods.md §2.5): by
+default (``'lean'``) a candidate that puts in or takes out a negator, or that moves the sentence's words more
+than ``label_max_shift`` nats towards some label in the victim's training sentences (``label_data``, default
+``kappa_dataset``'s training split), is never sent to the victim; ``label_rule='paper'`` is the paper's rule
+(cosine > 0.8 only). The summary table names the rule.
 """
 
 from textattack.goal_functions import UntargetedClassification
 
+from ..constraints.label_lean import LEAN_MARGIN
+from ..constraints.label_rules import DEFAULT_LABEL_RULE, LABEL_RULES, label_rule_for_data
 from ..datasets.examples import load_examples
 from ..evaluation.flip_capability import FlipCapabilityResult
 from ..evaluation.flip_capability.cache import KappaDataError, cached_flip_capability, check_kappa_labels
+from ..metrics.label_rule import label_rule_metrics
 from ..models.probe import model_label_names, probe_model
 from ..search_methods import SPAttackSearch
 from ..shared.inputs import label_reason
@@ -62,6 +71,19 @@ class SPAttack(SORecipe):
         "kappa_dataset": Param("mr", "when κ is computed here: dataset ('mr' or a CSV with text,label)"),
         "kappa_examples": Param(1000, "when κ is computed here: training sentences (paper: 1,000)", low=1),
         "kappa_m": Param(512, "when κ is computed here: EUBA early stop m (paper default 512)", low=1),
+        "label_rule": Param(
+            DEFAULT_LABEL_RULE,
+            "which successes keep the label (docs/methods.md §2.5): 'lean' (no negator in or out, the words' label "
+            "lean moves <= label_max_shift nats) or 'paper' (cosine > 0.8 only)",
+            choices=tuple(LABEL_RULES),
+        ),
+        "label_max_shift": Param(
+            LEAN_MARGIN, "label rule 'lean': largest shift of the words' label lean, nats (Eq. 6's margin: 1)", low=0.0
+        ),
+        "label_data": Param(
+            None,
+            "label rule 'lean': the victim's training sentences ('mr' or a CSV with text,label; None = kappa_dataset)",
+        ),
         "device": Param(None, "device for the encoder / language model"),
     }
 
@@ -89,6 +111,12 @@ class SPAttack(SORecipe):
             #
             goal_function = UntargetedClassification(model_wrapper)
             #
+            # docs/methods.md §2.5: a candidate the label rule refuses (a negator put in or taken out, a swap that
+            # moves the words towards a label in the victim's training data) is not an adversarial example; the
+            # rule's constraints remove it from the pool before the victim sees it.
+            #
+            rule = cls.label_rule(p)
+            #
             # §4: the pool is shuffled (seeded) and queried in batches until k = 50 misclassified
             # candidates are found; among those with sentence-encoder cosine > 0.8 (§6.1) the output
             # maximises α · cos(H(x'), H(x)) - β · PPL(x') / PPL(x), α = 3, β = 20 (Eq. 4; the
@@ -104,7 +132,24 @@ class SPAttack(SORecipe):
                 seed=p["seed"],
                 device=p["device"],
             )
-        return GuardedAttack(goal_function, [], transformation, search_method, recipe=cls.name)
+        return GuardedAttack(
+            goal_function,
+            rule.constraints,
+            transformation,
+            search_method,
+            recipe=cls.name,
+            summary_metrics=label_rule_metrics(rule),
+        )
+
+    @classmethod
+    def label_rule(cls, p):
+        """The run's :class:`~..constraints.label_rules.LabelRule`; ``'lean'`` reads the words' label lean from
+        ``label_data`` (default: ``kappa_dataset``) training sentences (docs/methods.md §2.5)."""
+        data = p["label_data"] if p["label_data"] is not None else p["kappa_dataset"]
+        try:
+            return label_rule_for_data(p["label_rule"], data, p["label_max_shift"])
+        except ValueError as e:
+            raise RecipeParameterError(f"recipe '{cls.name}': label_data={data!r}: {e}") from None
 
     @classmethod
     def kappa_from_data(cls, model_wrapper, dataset, limit, m):

@@ -8,13 +8,12 @@
 """
 
 import json
-import math
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
 from textattack.shared import AttackedText
 
+from ..datasets.label_words import label_log_frequencies
 from ..shared.files import atomic_write_text
 
 SPECIAL_THRESHOLD = 1.0  # paper: log-frequency margin > 1
@@ -32,15 +31,11 @@ def augmentation_vocabulary(clf, examples):
 
 def special_word_table(examples, threshold=SPECIAL_THRESHOLD, min_count=2):
     """``{label: [words]}``: T(y) from labelled training examples (docs/methods.md §2.4)."""
-    counts = {}
-    for text, label in examples:
-        counts.setdefault(label, Counter()).update(w.lower() for w in AttackedText(text).words)
-    vocab = {w for c in counts.values() for w, n in c.items() if n >= min_count and w.isalpha()}
-    totals = {y: sum(c.values()) for y, c in counts.items()}
-    logf = {y: {w: math.log((c[w] + 1) / (totals[y] + len(vocab))) for w in vocab} for y, c in counts.items()}
+    logf = label_log_frequencies(examples, min_count)
+    vocab = set().union(*(set(v) for v in logf.values()))
     table = {}
-    for y in counts:
-        others = [o for o in counts if o != y]
+    for y in logf:
+        others = [o for o in logf if o != y]
         table[y] = sorted(w for w in vocab if others and max(logf[o][w] for o in others) - logf[y][w] > threshold)
     return table
 

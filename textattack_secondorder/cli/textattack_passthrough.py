@@ -2,12 +2,15 @@
 
 A fallback for environments where the start-up hook is switched off
 (``TEXTATTACK_SECONDORDER_NO_HOOK=1``) or the ``.pth`` file was not installed.
-``textattack-so attack --asr1 ...`` adds the ASR1 row (Xu et al.) to the summary; ``textattack-so attack
+``textattack-so attack --asr1 ...`` adds the ASR1 row (Xu et al.) to the summary (``--asr1-label-rule RULE``: a
+one-word success counts only when the label rule keeps it, docs/methods.md §2.5; ``--asr1-label-data DATA``: the
+training sentences its label lean is read from, default ``mr``); ``textattack-so attack
 --help`` ends with our recipes, their parameters and how to pass them (:mod:`.recipes_cmd`).
 """
 
 import sys
 
+from ..shared.errors import UsageError
 from .recipes_cmd import describe
 
 TEXTATTACK_COMMANDS = (
@@ -41,12 +44,17 @@ def run(args):
 
     from ..attack_recipes.build import attack_recipes
     from ..metrics.asr1 import ASR1, ROW
+    from ..metrics.label_rule import ROW as LABEL_ROW
+    from ..metrics.label_rule import LabelRuleName
     from ..plugin.extensions import EXTRA_METRICS
 
-    if "--asr1" in args.rest:
-        # ASR1 (Xu et al.): success rate counting only one-word adversarial examples
+    rule = _asr1_label_rule(args)
+    if "--asr1" in args.rest or rule is not None:
+        # ASR1 (Xu et al.): success rate counting only one-word adversarial examples (kept by the label rule)
         args.rest = [a for a in args.rest if a != "--asr1"]
-        EXTRA_METRICS[ROW] = ASR1()
+        EXTRA_METRICS[ROW] = ASR1(label_rule=rule)
+        if rule is not None:
+            EXTRA_METRICS[LABEL_ROW] = LabelRuleName(rule)
     argv = sys.argv
     sys.argv = ["textattack", args.textattack_command, *args.rest]
     try:
@@ -57,3 +65,31 @@ def run(args):
         raise SystemExit(e.code) from None
     finally:
         sys.argv = argv
+
+
+def _option(args, flag):
+    """The value after ``flag`` in ``args.rest`` (removed from it with its flag); None when absent."""
+    if flag not in args.rest:
+        return None
+    at = args.rest.index(flag)
+    if at + 1 >= len(args.rest) or args.rest[at + 1].startswith("--"):
+        raise UsageError(f"{flag} needs a value")
+    value = args.rest[at + 1]
+    del args.rest[at : at + 2]
+    return value
+
+
+def _asr1_label_rule(args):
+    """The label rule ``--asr1-label-rule NAME [--asr1-label-data DATA]`` names (None without the flag)."""
+    from ..constraints.label_rules import label_rule_for_data
+
+    name = _option(args, "--asr1-label-rule")
+    data = _option(args, "--asr1-label-data")
+    if name is None:
+        if data is not None:
+            raise UsageError("--asr1-label-data needs --asr1-label-rule")
+        return None
+    try:
+        return label_rule_for_data(name, data or "mr")
+    except ValueError as e:
+        raise UsageError(f"--asr1-label-rule: {e}") from None

@@ -1,0 +1,93 @@
+"""Label rules: which one-word swaps may count as adversarial examples (docs/methods.md §2.5).
+
+An adversarial example changes the victim's prediction, not the sentence's label. SP-Attack puts in a word of the
+top of κ, and on a sentiment task those are mostly words that carry the other label ("the acting was superb" →
+"the acting was bad"): the victim is right about the changed sentence. A label rule is a named, ordered list of
+TextAttack constraints on ``x'`` against ``x``, cheapest first; SP-Attack's recipe adds them to the attack (its
+``label_rule`` parameter), so a candidate the rule refuses is never sent to the victim, and ASR1
+(:class:`~..metrics.asr1.ASR1`) can count a one-word success of any attack only when the rule keeps it:
+
+* ``"lean"`` (SP-Attack's default): :class:`NegationSwap` (no negator put in or taken out), then
+  :class:`LabelLeanShift` (the swap moves the words' lean to some label in the victim's training sentences by at
+  most ``max_shift`` nats; Eq. 6's margin, 1 nat, by default).
+* ``"paper"``: no check beyond the paper's similarity (sentence-encoder cosine > 0.8, in SP-Attack's search).
+
+What each signal was measured to tell, and the blind reads the rule was chosen from, are in docs/methods.md §2.5.
+"""
+
+from ..datasets.examples import load_examples
+from ..datasets.label_words import LabelLean
+from .label_lean import LEAN_MARGIN, LabelLeanShift
+from .negation_swap import NegationSwap
+
+LABEL_RULES = {
+    "lean": "no negator put in or taken out; the words' label lean in the training data moves <= max_shift nats",
+    "paper": "the paper's rule: sentence-encoder cosine > 0.8 only",
+}
+DEFAULT_LABEL_RULE = "lean"
+
+
+class LabelRule:
+    """A named, ordered list of constraints a one-word swap ``x'`` must pass against ``x`` to keep ``x``'s label.
+
+    Args:
+        name: the rule's name (one of :data:`LABEL_RULES` for the built-in ones).
+        constraints: TextAttack constraints, cheapest first.
+        settings: what the summary row says after the name (e.g. the margin and the data).
+    """
+
+    def __init__(self, name, constraints=(), settings=""):
+        self.name = name
+        self.constraints = list(constraints)
+        self.settings = settings
+
+    def kept(self, reference, texts):
+        """The texts of ``texts`` (AttackedTexts) every constraint keeps against ``reference``, in their order."""
+        kept = list(texts)
+        for c in self.constraints:
+            if not kept:
+                break
+            kept = c._check_constraint_many(kept, reference)
+        return kept
+
+    def describe(self):
+        """The summary row's value: the name, then its settings."""
+        return f"{self.name} ({self.settings})" if self.settings else self.name
+
+    def __repr__(self):
+        inner = ", ".join(repr(c) for c in self.constraints)
+        return f"LabelRule({self.name!r}{', ' + inner if inner else ''})"
+
+
+def build_label_rule(name=DEFAULT_LABEL_RULE, lean=None, max_shift=LEAN_MARGIN):
+    """The label rule called ``name``. ``lean``: a :class:`~..datasets.label_words.LabelLean` of the victim's
+    training sentences (needed by ``"lean"``); ``max_shift``: its largest shift kept, in nats."""
+    if name not in LABEL_RULES:  # the recipe checks its parameter first (attack_recipes/sp_attack.py); Python callers
+        raise ValueError(f"label_rule={name!r} is not a label rule; choose one of {', '.join(map(repr, LABEL_RULES))}")
+    if name == "paper":
+        return LabelRule(name, settings="cosine > 0.8 only")
+    if lean is None:
+        raise ValueError(f"label rule {name!r} needs the label lean of the victim's training sentences")
+    source = f", {lean.name}" if lean.name else ""
+    return LabelRule(
+        name,
+        [NegationSwap(), LabelLeanShift(lean, max_shift=max_shift)],
+        settings=f"no negator in or out; label-lean shift <= {max_shift:g} nat{source}",
+    )
+
+
+def label_rule_for_data(name=DEFAULT_LABEL_RULE, data="mr", max_shift=LEAN_MARGIN):
+    """:func:`build_label_rule` with the label lean of ``data``'s training sentences (``'mr'`` or a CSV with
+    text,label columns). A name that is no rule, or data without labels: ``ValueError`` with one line."""
+    if name not in LABEL_RULES:
+        raise ValueError(f"label_rule={name!r} is not a label rule; choose one of {', '.join(map(repr, LABEL_RULES))}")
+    if name == "paper":
+        return build_label_rule(name)
+    try:
+        examples = load_examples(data, "train")
+    except OSError as e:
+        raise ValueError(f"label data {data!r} cannot be read: {e.strerror or e}") from None
+    if not any(y is not None for _, y in examples):
+        raise ValueError(f"label data {data!r} has no labels; pass a CSV with text,label columns")
+    lean = LabelLean.from_examples(examples, name=f"{data}:train" if data == "mr" else str(data))
+    return build_label_rule(name, lean=lean, max_shift=max_shift)
