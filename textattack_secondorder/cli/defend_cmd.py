@@ -140,7 +140,9 @@ def run(args):
     from ..shared.inputs import write_skipped
 
     model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
-    TokenClassifier.require_access(model, f"{args.defense} training", name=args.model)  # one line, exit code 2
+    purpose = {"sp-defense": "SP-Defense training", "rand": "Rand training", "a2t": "A2T's adversarial training"}
+    # one line, exit code 2
+    TokenClassifier.require_access(model, purpose.get(args.defense, "fine-tuning"), name=args.model)
     train, test, test_source = defense_data(
         args.dataset,
         args.split,

@@ -48,7 +48,7 @@ def adversarial_examples(attack, examples, wanted, seed):
     import textattack
     from textattack.attack_results import MaximizedAttackResult, SuccessfulAttackResult
 
-    attack.clear_cache()  # the goal function's cache holds the outputs of the weights before this step
+    attack.clear_cache()  # outputs of earlier weights must not be reused (TextAttack also clears it per example)
     args = textattack.AttackArgs(
         num_successful_examples=int(wanted),
         shuffle=True,

@@ -56,7 +56,8 @@ def defend_model(
     """Fine-tune ``model_wrapper``'s model in place with ``defense``, save it to ``out`` and return its
     ``defense.json`` record (``info`` adds fields: the base model, where the data come from ...).
 
-    ``embeddings``: ``"train"``, ``"freeze"`` or ``"default"`` (:func:`~.training.default_train_embeddings`).
+    ``embeddings``: ``"train"``, ``"freeze"`` or ``"default"`` (:func:`~.training.default_train_embeddings`); the
+    record says what was done (``"train"``, ``"freeze"``, ``"as trained"``).
     A2T's adversarial texts go to ``out/a2t_examples.csv``.
     """
     candidates = gradient_candidates or default_gradient_candidates(model_wrapper.model)
@@ -89,7 +90,7 @@ def defend_model(
         "seed": seed,
         "lr": lr or _default_lr(model_wrapper.model),
         "schedule": "linear decay to 0",
-        "embeddings": embeddings,
+        "embeddings": {True: "train", False: "freeze", None: "as trained"}[train_embeddings],
         "train_embeddings": bool(model_wrapper.model.get_input_embeddings().weight.requires_grad),
         "gradient_candidates": candidates if defense == "sp-defense" else None,
         "seconds": seconds,
