@@ -307,3 +307,139 @@ def test_a_defended_hugging_face_folder_loads_again_through_textattack(tmp_path,
     np.testing.assert_allclose(
         load_model_wrapper(str(out), device="cpu")(texts).numpy(), expected, rtol=1e-5, atol=1e-5
     )
+
+
+# ----------------------------------------------------------------------------- defend --compare
+def compare_settings(model, csv, **over):
+    settings = {
+        "model": str(model),
+        "dataset": str(csv),
+        "split": "train",
+        "text_column": "text",
+        "label_column": "label",
+        "test_dataset": None,
+        "holdout_share": 0.25,
+        "train_examples": None,
+        "steps": 2,
+        "batch_size": 4,
+        "lr": None,
+        "embeddings": "default",
+        "gradient_candidates": None,
+        "a2t_rounds": None,
+        "num_attacked": 4,
+        "num_kappa": 4,
+        "num_rho": 3,
+        "m": 4,
+        "vocab_limit": 0,
+        "sp_attack_recipe": "sp-attack",
+        "textfooler_recipe": "textfooler-offline",
+        "so_beam_recipe": "so-beam",
+        "device": "cpu",
+        "model_batch_size": 8,
+    }
+    settings.update(over)
+    return settings
+
+
+@pytest.fixture()
+def light_comparison(monkeypatch):
+    """Every recipe of the comparison, and A2T's attack, replaced by :func:`light_attack`; the trainings counted."""
+    from textattack_secondorder.defense import comparison, measure, training
+
+    monkeypatch.setattr(measure, "build_recipe", lambda recipe, wrapper, extra=None: light_attack(wrapper))
+    real_batches, real_train = training._a2t_batches, comparison._train
+    monkeypatch.setattr(
+        training,
+        "_a2t_batches",
+        lambda clf, mw, examples, labels, attack, *rest: real_batches(
+            clf, mw, examples, labels, light_attack(mw), *rest
+        ),
+    )
+    trained = []
+    monkeypatch.setattr(
+        comparison,
+        "_train",
+        lambda s, d, defense, seed, *a: trained.append((defense, seed)) or real_train(s, d, defense, seed, *a),
+    )
+    return trained
+
+
+def test_compare_measures_every_model_on_the_same_sentences_and_resumes(
+    tmp_path, bert_folder, light_comparison, monkeypatch
+):
+    from textattack_secondorder.defense import comparison, measure
+    from textattack_secondorder.shared.errors import UsageError
+
+    csv = user_csv(tmp_path / "my.csv", n=40)
+    settings = compare_settings(bert_folder, csv)
+    out = tmp_path / "cmp"
+    defenses = comparison.parse_defenses("sp-defense,vanilla,a2t,rand")
+    assert defenses == ["vanilla", "rand", "a2t", "sp-defense"]  # the table's order
+
+    # killed while a2t-seed0 is being measured: the models trained so far stay
+    real_measure = measure.measure_model
+
+    def killed(spec, *a, **k):
+        if spec.endswith("a2t-seed0"):
+            raise KeyboardInterrupt
+        return real_measure(spec, *a, **k)
+
+    monkeypatch.setattr(measure, "measure_model", killed)
+    with pytest.raises(KeyboardInterrupt):
+        comparison.run_comparison(settings, defenses, [0], out, progress=False)
+    assert light_comparison == [("rand", 0), ("a2t", 0)]
+    assert (out / "models" / "a2t-seed0" / "defense.json").exists() and (out / "rows" / "rand-seed0.json").exists()
+
+    monkeypatch.setattr(measure, "measure_model", real_measure)
+    rows = comparison.run_comparison(settings, defenses, [0], out, progress=False)
+    assert light_comparison == [("rand", 0), ("a2t", 0), ("sp-defense", 0)]  # nothing trained twice
+    table = json.loads((out / "comparison.json").read_text())
+    assert table == rows and [(r["defense"], r["seed"]) for r in rows] == [
+        ("vanilla", None),
+        ("rand", 0),
+        ("a2t", 0),
+        ("sp-defense", 0),
+    ]
+    keys = ("accuracy", "rho", "rho_star", "sp_attack_asr", "textfooler_asr", "asr1", "so_beam_per_100")
+    for r in rows:
+        assert all(r[k] is not None for k in keys), r
+        assert r["sp_attack_label_rule"] == "paper"
+    # the same sentences for every model; κ from held-out test rows, never attacked, never trained on
+    attacked = {m: [x["original"] for x in json.loads((out / "work" / m / "so_beam_rows.json").read_text())] for m in
+                ("vanilla", "rand-seed0", "sp-defense-seed0")}  # fmt: skip
+    assert len({tuple(v) for v in attacked.values()}) == 1
+    data = measure.comparison_data(settings)
+    kappa_texts = {t for t, _ in data["sets"].kappa}
+    assert kappa_texts and not kappa_texts & set(attacked["vanilla"])
+    assert not kappa_texts & {t for t, _ in data["train"]}
+    kappa = json.loads((out / "work" / "rand-seed0" / "kappa_attack.json").read_text())
+    assert kappa["settings"]["examples"] == len(kappa_texts)
+    md = (out / "comparison.md").read_text()
+    assert "| a2t | 0 |" in md and "so-beam per 100" in md and (out / "comparison.html").exists()
+    summary = json.loads((out / "comparison_summary.json").read_text())
+    assert [s["defense"] for s in summary] == ["vanilla", "rand", "a2t", "sp-defense"]
+
+    # a re-run is all reuse; another setting in the same --out is refused in one line
+    comparison.run_comparison(settings, defenses, [0], out, progress=False)
+    assert len(light_comparison) == 3
+    with pytest.raises(UsageError, match="steps"):
+        comparison.run_comparison({**settings, "steps": 3}, defenses, [0], out, progress=False)
+
+
+@pytest.mark.parametrize(
+    "bad,says",
+    [
+        (["--compare", "vanilla,nope"], "unknown defense 'nope'"),
+        (["--compare", "vanilla", "--sp-attack-recipe", "sp-atack"], "unknown attack recipe 'sp-atack'"),
+        (["--compare", "vanilla", "--sp-attack-recipe", "sp-attack^top_m=0"], "top_m"),
+    ],
+)
+def test_compare_bad_input_is_one_line_exit_2(tmp_path, bert_folder, capfd, bad, says):
+    from textattack_secondorder.cli import main
+
+    csv = user_csv(tmp_path / "my.csv")
+    out = tmp_path / "cmp"
+    code = main(["defend", "--model", str(bert_folder), "--dataset", str(csv), "--out", str(out), *bad])
+    err = capfd.readouterr().err.strip().splitlines()
+    assert code == 2 and says in err[-1], err
+    assert not (out / "models").exists()
