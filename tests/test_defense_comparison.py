@@ -329,6 +329,7 @@ def compare_settings(model, csv, **over):
         "num_attacked": 4,
         "num_kappa": 4,
         "num_rho": 3,
+        "num_so_beam": 3,
         "m": 4,
         "vocab_limit": 0,
         "sp_attack_recipe": "sp-attack",
@@ -404,10 +405,14 @@ def test_compare_measures_every_model_on_the_same_sentences_and_resumes(
     for r in rows:
         assert all(r[k] is not None for k in keys), r
         assert r["sp_attack_label_rule"] == "paper"
+
     # the same sentences for every model; κ from held-out test rows, never attacked, never trained on
-    attacked = {m: [x["original"] for x in json.loads((out / "work" / m / "so_beam_rows.json").read_text())] for m in
-                ("vanilla", "rand-seed0", "sp-defense-seed0")}  # fmt: skip
-    assert len({tuple(v) for v in attacked.values()}) == 1
+    def originals(cell, attack):
+        return [x["original"] for x in json.loads((out / "work" / cell / f"{attack}_rows.json").read_text())]
+
+    attacked = {m: originals(m, "textfooler") for m in ("vanilla", "rand-seed0", "sp-defense-seed0")}
+    assert len({tuple(v) for v in attacked.values()}) == 1 and len(attacked["vanilla"]) == 4
+    assert originals("a2t-seed0", "so_beam") == attacked["vanilla"][:3]  # so-beam: the first 3 of them
     data = measure.comparison_data(settings)
     kappa_texts = {t for t, _ in data["sets"].kappa}
     assert kappa_texts and not kappa_texts & set(attacked["vanilla"])

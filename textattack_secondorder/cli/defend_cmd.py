@@ -7,6 +7,7 @@ from .common import add_dataset_args, add_model_args, non_negative_int, positive
 COMPARE_SENTENCES = 50
 COMPARE_KAPPA_SENTENCES = 200
 COMPARE_RHO_SENTENCES = 40
+COMPARE_SO_BEAM_SENTENCES = 10
 
 
 def _share(text):
@@ -95,6 +96,13 @@ def add_parser(subparsers):
     c.add_argument("--jobs", type=positive_int, default=1, help="models trained and measured at a time (processes)")
     c.add_argument("--kappa-sentences", type=positive_int, default=COMPARE_KAPPA_SENTENCES)
     c.add_argument("--rho-sentences", type=positive_int, default=COMPARE_RHO_SENTENCES)
+    c.add_argument(
+        "--so-beam-examples",
+        type=positive_int,
+        default=COMPARE_SO_BEAM_SENTENCES,
+        help=f"so-beam on the first N attacked sentences (default {COMPARE_SO_BEAM_SENTENCES}: on 2 CPU cores a "
+        "sentence costs it 10 s to minutes)",
+    )
     c.add_argument("-m", type=positive_int, default=128, help="EUBA early stop for ρ, ρ*, κ (default 128)")
     c.add_argument(
         "--vocab-limit", type=non_negative_int, default=3000, help="first N vocabulary entries for ρ, ρ*, κ (0: all)"
@@ -209,6 +217,7 @@ def run_compare(args):
         "num_attacked": args.num_examples or COMPARE_SENTENCES,
         "num_kappa": args.kappa_sentences,
         "num_rho": args.rho_sentences,
+        "num_so_beam": args.so_beam_examples,
         "m": args.m,
         "vocab_limit": args.vocab_limit,
         "sp_attack_recipe": args.sp_attack_recipe,

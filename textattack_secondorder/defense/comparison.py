@@ -38,6 +38,7 @@ SETTINGS = (
     "num_attacked",
     "num_kappa",
     "num_rho",
+    "num_so_beam",
     "m",
     "vocab_limit",
     "sp_attack_recipe",

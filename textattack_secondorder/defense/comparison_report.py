@@ -26,7 +26,7 @@ COLUMNS = (
     ),
     ("textfooler_asr", "textfooler ASR", "textfooler-offline successes / attacked sentences (%)"),
     ("asr1", "ASR1", "textfooler-offline successes that changed one word / attacked sentences (%)"),
-    ("so_beam_per_100", "so-beam per 100", "so-beam vulnerable examples per 100 sentences (second order)"),
+    ("so_beam_per_100", "so-beam per 100", "so-beam vulnerable examples per 100 sentences given (second order)"),
 )
 
 
@@ -67,6 +67,7 @@ def settings_lines(settings, data):
         "vocabulary entries)",
         f"attacks on the same {len(sets.attacked)} test sentences; SP-Attack's κ of each model from "
         f"{len(sets.kappa)} other held-out test sentences (never trained on, never attacked)",
+        f"so-beam on the first {len(sets.so_beam)} of the attacked sentences",
         f"recipes: `{settings['sp_attack_recipe']}`, `{settings['textfooler_recipe']}`, `{settings['so_beam_recipe']}`",
     ]
 

@@ -28,7 +28,7 @@ from ..shared.files import atomic_write_text
 
 #: the seed of the order in which test sentences are attacked / kept for κ (the same for every model)
 SETS_SEED = 12345
-SAVE_EVERY = 5  # attacked sentences between two saves of an attack's rows
+SAVE_EVERY = 1  # attacked sentences between two saves of an attack's rows (a so-beam sentence can take minutes)
 
 
 @dataclass
@@ -36,19 +36,22 @@ class ComparisonSets:
     """The sentences every model of a comparison is measured on."""
 
     attacked: list  # test sentences the attacks run on (ρ* on the first ``rho`` of them)
+    so_beam: list  # the first of them, for so-beam (a sentence costs it 10 s to minutes on a CPU)
     kappa: list  # held-out test sentences for SP-Attack's κ: not attacked, not trained on
     rho_train: list  # training rows for ρ
     rho_test: list  # test sentences for ρ*
     test: list  # the whole test set (accuracy)
 
 
-def comparison_sets(train, test, num_attacked, num_kappa, num_rho):
+def comparison_sets(train, test, num_attacked, num_kappa, num_rho, num_so_beam=None):
     """The sets of :class:`ComparisonSets` from a seeded order of ``test`` (:data:`SETS_SEED`): the first
-    ``num_attacked`` are attacked, the next ``num_kappa`` give κ; ρ on the first ``num_rho`` training rows."""
+    ``num_attacked`` are attacked (so-beam: the first ``num_so_beam`` of them), the next ``num_kappa`` give κ;
+    ρ on the first ``num_rho`` training rows."""
     order = random.Random(SETS_SEED).sample(range(len(test)), len(test))
     attacked = [test[i] for i in order[:num_attacked]]
     kappa = [test[i] for i in order[num_attacked : num_attacked + num_kappa]]
-    return ComparisonSets(attacked, kappa, list(train[:num_rho]), attacked[:num_rho], list(test))
+    so_beam = attacked[: num_so_beam or num_attacked]
+    return ComparisonSets(attacked, so_beam, kappa, list(train[:num_rho]), attacked[:num_rho], list(test))
 
 
 class ConstantLM:
@@ -161,7 +164,9 @@ def comparison_data(settings):
     test, _ = screen_rows(test, wrapper)
     if not test:
         raise _usage(f"no test rows to measure on ({test_source}): give --test-dataset CSV or --holdout-share > 0")
-    sets = comparison_sets(train, test, settings["num_attacked"], settings["num_kappa"], settings["num_rho"])
+    sets = comparison_sets(
+        train, test, settings["num_attacked"], settings["num_kappa"], settings["num_rho"], settings.get("num_so_beam")
+    )
     if not sets.kappa:
         raise _usage(
             f"no held-out test rows left for SP-Attack's κ after the {len(sets.attacked)} attacked ones "
@@ -282,7 +287,7 @@ def measure_model(spec, settings, data, work, progress=True):
         work / "so_beam.json",
         timed(
             lambda: attack_measurement(
-                settings["so_beam_recipe"], wrapper, sets.attacked, work, "so_beam", None, progress
+                settings["so_beam_recipe"], wrapper, sets.so_beam, work, "so_beam", None, progress
             )
         ),
     )
