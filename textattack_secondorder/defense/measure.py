@@ -110,6 +110,7 @@ def attack_rows(attack, examples, path, progress=None):
         result = attack.attack(text, int(label))
         kind = type(result).__name__.replace("AttackResult", "").lower()  # successful / failed / skipped / ...
         row = {"status": kind, "seconds": round(time.perf_counter() - t0, 2), "original": text}
+        row["queries"] = getattr(result, "num_queries", None)
         if kind == "successful":
             row["perturbed"] = result.perturbed_result.attacked_text.text
             row["words_changed"] = words_changed(result)
