@@ -302,8 +302,9 @@ def test_a_defended_hugging_face_folder_loads_again_through_textattack(tmp_path,
     texts = ["the film was good", "an awful movie , bad plot"]
     expected = defended(texts).numpy()
     assert not np.allclose(load_model_wrapper(str(bert_folder), device="cpu")(texts).numpy(), expected)  # it trained
-    theirs = textattack.ModelArgs._create_model_from_args(textattack.ModelArgs(model_from_huggingface=str(out)))
-    np.testing.assert_allclose(np.asarray(theirs(texts)), expected, rtol=1e-5, atol=1e-5)
+    for args in (textattack.ModelArgs(model_from_huggingface=str(out)), textattack.ModelArgs(model=str(out))):
+        theirs = textattack.ModelArgs._create_model_from_args(args)  # --model-from-huggingface OUT / --model OUT
+        np.testing.assert_allclose(np.asarray(theirs(texts)), expected, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(
         load_model_wrapper(str(out), device="cpu")(texts).numpy(), expected, rtol=1e-5, atol=1e-5
     )
