@@ -100,13 +100,15 @@ def run_cell(settings, data, defense, seed, out, progress=True):
     row_path = out / "rows" / f"{name}.json"
     if row_path.exists():
         return json.loads(row_path.read_text())
-    spec, train_seconds = settings["model"], 0.0
+    spec, train_seconds, train_cpu = settings["model"], 0.0, 0.0
     if defense != "vanilla":
         folder = out / "models" / name
         if not (folder / "defense.json").exists():  # save_model writes the folder atomically: whole or absent
             _train(settings, data, defense, seed, folder, progress)
-        spec, train_seconds = str(folder), json.loads((folder / "defense.json").read_text())["seconds"]
+        record = json.loads((folder / "defense.json").read_text())
+        spec, train_seconds, train_cpu = str(folder), record["seconds"], record.get("cpu_seconds")
     row = {"defense": defense, "seed": seed, "model": spec, "train_seconds": round(train_seconds, 1)}
+    row["train_cpu_seconds"] = train_cpu
     row.update(measure_model(spec, settings, data, out / "work" / name, progress=progress))
     atomic_write_text(row_path, json.dumps(row, indent=1) + "\n")
     return row

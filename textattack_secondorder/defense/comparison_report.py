@@ -72,7 +72,22 @@ def settings_lines(settings, data):
     ]
 
 
-def markdown(summary, settings, data):
+def cpu_line(rows):
+    """The CPU time the comparison took, by kind of work (rows written before CPU times were kept count 0)."""
+    train = sum(r.get("train_cpu_seconds") or 0 for r in rows)
+    parts = {}
+    for r in rows:
+        for k, v in (r.get("measure_cpu_seconds") or {}).items():
+            parts[k] = parts.get(k, 0) + (v or 0)
+    total = train + sum(parts.values())
+    shown = ", ".join(f"{k} {v / 60:.0f}" for k, v in sorted(parts.items(), key=lambda kv: -kv[1]))
+    return (
+        f"CPU time of the models in the table: {total / 3600:.2f} h (training {train / 60:.0f} min; measuring, "
+        f"in minutes: {shown})"
+    )
+
+
+def markdown(summary, settings, data, rows=()):
     lines = ["| defense | seeds | " + " | ".join(h for _, h, _ in COLUMNS) + " | SP-Attack label rule | train s |"]
     lines.append("|---|---|" + "---|" * (len(COLUMNS) + 2))
     for e in summary:
@@ -81,7 +96,7 @@ def markdown(summary, settings, data):
         rule = ", ".join(e["sp_attack_label_rule"])
         lines.append(f"| {e['defense']} | {seeds} | {cells} | {rule} | {e['train_seconds']:.0f} |")
     notes = ["", "Mean ± standard deviation over seeds (vanilla: the model as given, one measurement)."]
-    notes += [f"- {line}" for line in settings_lines(settings, data)]
+    notes += [f"- {line}" for line in settings_lines(settings, data) + ([cpu_line(rows)] if rows else [])]
     notes += [f"- {h}: {what}" for _, h, what in COLUMNS]
     return "\n".join(lines + notes) + "\n"
 
@@ -113,6 +128,6 @@ def write_report(rows, settings, data, out):
     summary = summarize(rows)
     atomic_write_text(out / "comparison.json", json.dumps(rows, indent=1) + "\n")
     atomic_write_text(out / "comparison_summary.json", json.dumps(summary, indent=1) + "\n")
-    atomic_write_text(out / "comparison.md", markdown(summary, settings, data))
+    atomic_write_text(out / "comparison.md", markdown(summary, settings, data, rows))
     atomic_write_text(out / "comparison.html", html_page(summary, settings, data))
     return summary

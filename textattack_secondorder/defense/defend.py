@@ -6,6 +6,7 @@ trains every defense exactly as ``defend`` does; :func:`test_accuracy` is the ac
 
 import csv
 import io
+import time
 
 import numpy as np
 
@@ -64,6 +65,7 @@ def defend_model(
     train_embeddings = {"train": True, "freeze": False}.get(embeddings, default_train_embeddings(model_wrapper.model))
     before = test_accuracy(model_wrapper, test, device)
     history, a2t_log = [], []
+    cpu0 = time.process_time()
     seconds = train_defense(
         model_wrapper,
         train,
@@ -81,6 +83,7 @@ def defend_model(
         a2t_rounds=a2t_rounds,
         progress=progress,
     )
+    cpu_seconds = time.process_time() - cpu0
     after = test_accuracy(model_wrapper, test, device)
     record = {
         **(info or {}),
@@ -94,6 +97,7 @@ def defend_model(
         "train_embeddings": bool(model_wrapper.model.get_input_embeddings().weight.requires_grad),
         "gradient_candidates": candidates if defense == "sp-defense" else None,
         "seconds": seconds,
+        "cpu_seconds": round(cpu_seconds, 1),
         "device": str(next(model_wrapper.model.parameters()).device),
         "test_accuracy_before": before,
         "test_accuracy_after": after,
