@@ -140,6 +140,11 @@ def _train(settings, data, defense, seed, folder, progress):
     )
 
 
+def _table_order(cell):
+    """Rows in the table's order: by defense, then seed."""
+    return COMPARABLE.index(cell[0]), -1 if cell[1] is None else cell[1]
+
+
 def _cell_worker(args):
     """One cell in a worker process (``--jobs`` > 1): one torch thread, quiet progress."""
     settings, data, defense, seed, out = args
@@ -160,13 +165,15 @@ def run_comparison(settings, defenses, seeds, out, jobs=1, progress=True):
     check_recipes(settings)
     check_settings(out, settings)
     data = comparison_data(settings)
+    # vanilla first, A2T (whose training attacks thousands of sentences) last: the other rows come early
     cells = [(d, None) for d in defenses if d == "vanilla"]
-    cells += [(d, s) for s in seeds for d in defenses if d != "vanilla"]
+    cells += [(d, s) for s in seeds for d in defenses if d not in ("vanilla", "a2t")]
+    cells += [(d, s) for s in seeds for d in defenses if d == "a2t"]
     rows = {}
 
     def done(row):
         rows[cell_name(row["defense"], row["seed"])] = row
-        ordered = [rows[cell_name(d, s)] for d, s in cells if cell_name(d, s) in rows]
+        ordered = [rows[cell_name(d, s)] for d, s in sorted(cells, key=_table_order) if cell_name(d, s) in rows]
         write_report(ordered, settings, data, out)
         print(f"{cell_name(row['defense'], row['seed'])}: done ({len(rows)} of {len(cells)})", flush=True)
 
@@ -181,4 +188,4 @@ def run_comparison(settings, defenses, seeds, out, jobs=1, progress=True):
             futures = [pool.submit(_cell_worker, (settings, data, d, s, str(out))) for d, s in cells]
             for f in as_completed(futures):
                 done(f.result())
-    return [rows[cell_name(d, s)] for d, s in cells]
+    return [rows[cell_name(d, s)] for d, s in sorted(cells, key=_table_order)]
