@@ -257,6 +257,8 @@ def test_defend_on_hostile_rows(tmp_path):
                 "2",
                 "--batch-size",
                 "4",
+                "--holdout-share",
+                "0",  # every row is a training row: each hostile one is screened here
                 "--out",
                 str(out),
             ]

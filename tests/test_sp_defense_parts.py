@@ -8,6 +8,7 @@ and the benchmark's paper-scale path (a tiny random BERT, no network).
 import json
 import math
 import random
+from pathlib import Path
 
 import pytest
 import torch
@@ -376,73 +377,33 @@ def load_benchmark():
     return module
 
 
-def test_benchmark_interval_is_a_t_interval():
+def test_benchmark_is_the_compare_command_with_the_papers_settings(tmp_path, monkeypatch):
+    """``benchmarks/sp_defense.py`` runs ``defend --compare`` per victim and copies its tables to the results."""
     bench = load_benchmark()
-    m, h = bench.mean_ci([1.0, 2.0, 3.0])
-    assert m == 2.0 and h == pytest.approx(4.303 * 1.0 / math.sqrt(3))
-    assert bench.mean_ci([5.0]) == (5.0, 0.0)
-
-
-def test_benchmark_paper_scale_settings_and_cpu_run_on_a_tiny_bert(tmp_path, tiny_setup, monkeypatch):
-    """``--paper-scale`` gives the paper's settings; the whole loop runs on a tiny random BERT (no network)."""
-    import test_sp_attack as stubs
-    from textattack_secondorder.attack_recipes import SPAttack
-
-    bench = load_benchmark()
-    args = bench.parse_args(["--paper-scale", "--device", "cuda"])
-    assert (args.victims, args.steps, args.lr, args.rho_sentences, args.vocab_limit) == (
+    args = bench.parse_args(["--paper-scale", "--device", "cuda", "--", "--lr", "1e-4"])
+    assert (args.victims, args.steps, args.num_examples, args.rho_sentences) == (
         [bench.PAPER_VICTIM],
         [20000],
-        2e-5,
+        500,
         1000,
-        0,
     )
-    assert args.models == ["vanilla", "rand", "sp-defense"] and len(args.seeds) >= 3
+    argv = bench.command(args, bench.PAPER_VICTIM, 20000, tmp_path / "c")
+    assert argv[:3] == ["defend", "--compare", "vanilla,continue,rand,a2t,sp-defense"]
+    assert argv[argv.index("--steps") + 1] == "20000" and argv[argv.index("--num-examples") + 1] == "500"
+    assert argv[-2:] == ["--lr", "1e-4"] and "--device" in argv
 
-    real_build = SPAttack.build.__func__
-    monkeypatch.setattr(
-        SPAttack,
-        "build",
-        classmethod(
-            lambda cls, w, **p: real_build(
-                cls, w, **{"sentence_encoder": stubs.Encoder(), "causal_lm": stubs.LM(), **p}
-            )
-        ),
-    )
-    model, csv = tiny_setup
-    out = tmp_path / "table.json"
-    tiny = ["--paper-scale", "--device", "cpu", "--victims", str(model), "--dataset", str(csv), "--steps", "2"]
-    tiny += ["--rho-sentences", "3", "--attack-examples", "2", "--m", "4", "--batch-size", "4", "--no-textfooler"]
-    tiny += ["--kappa-sentences", "4", "--workdir", str(tmp_path / "work")]
-    bench.main(tiny + ["--seeds", "0", "1", "--out", str(out)])
-    # SP-Attack's κ comes from its own, larger set of held-out sentences, none of them attacked
-    kappa_attack = json.loads((tmp_path / "work" / "bert_rand_2_0" / "kappa_attack.json").read_text())
-    assert kappa_attack["settings"]["examples"] == 4
-    import random
+    ran = []
 
-    import pandas as pd
+    def fake_cli(argv):
+        ran.append(argv)
+        out = Path(argv[argv.index("--out") + 1])
+        out.mkdir(parents=True, exist_ok=True)
+        for suffix in (".json", ".md", "_summary.json"):
+            (out / f"comparison{suffix}").write_text("[]" if "json" in suffix else "| table |\n")
 
-    from textattack_secondorder.datasets.examples import load_examples
-
-    attacked = {t for t, _ in random.Random(12345).sample(load_examples(str(csv), "test"), 2)}
-    heldout = pd.read_csv(tmp_path / "work" / "bert_rand_2_0" / "kappa_heldout.csv")["text"].tolist()
-    assert len(heldout) == 4 and not attacked & set(heldout)
-    rows = json.loads(out.read_text())["rows"]
-    assert [(r["model"], r["seed"]) for r in rows] == [
-        ("vanilla", None),
-        ("rand", 0),
-        ("rand", 1),
-        ("sp-defense", 0),
-        ("sp-defense", 1),
-    ]
-    for r in rows:
-        assert all(r[k] is not None for k in ("accuracy", "rho", "rho_star", "sp_attack_ASR"))
-    md = out.with_suffix(".md").read_text()
-    assert "| sp-defense | 2 | 2 |" in md and "±" in md
-
-    # a re-run into another table reuses the finished defended models of the work dir
-    calls = []
-    real_run_cli = bench.run_cli
-    monkeypatch.setattr(bench, "run_cli", lambda argv: calls.append(argv[0]) or real_run_cli(argv))
-    bench.main(tiny + ["--seeds", "0", "--models", "rand", "--out", str(tmp_path / "again.json")])
-    assert "defend" not in calls and "flip-capability" in calls
+    monkeypatch.setattr(bench, "run_cli", fake_cli)
+    monkeypatch.setattr(bench, "RESULTS", tmp_path / "results")
+    bench.main(["--victims", "mr-cnn", "mr-lstm", "--steps", "300", "--workdir", str(tmp_path / "w"), "--out", "t"])
+    assert [a[a.index("--model") + 1] for a in ran] == ["mr-cnn", "mr-lstm"]
+    md = (tmp_path / "results" / "t_mr-lstm.md").read_text()
+    assert "textattack-so defend --compare" in md and "machine:" in md

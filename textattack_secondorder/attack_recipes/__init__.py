@@ -10,6 +10,7 @@ returning a ``GuardedAttack``) and one entry in ``RECIPES``.
 Importing this package imports TextAttack (the recipes subclass its ``AttackRecipe``).
 """
 
+from .a2t_offline import A2TOffline
 from .alzantot_offline import AlzantotOffline
 from .bae_offline import BAEOffline
 from .recipe import SORecipe
@@ -21,10 +22,11 @@ from .sp_attack import SPAttack
 from .textfooler_offline import TextFoolerOffline
 
 # every registered recipe (each carries its ``name``)
-RECIPES = (SOBeam, SOEnum, SORandom, SPAttack, TextFoolerOffline, BAEOffline, AlzantotOffline)
+RECIPES = (SOBeam, SOEnum, SORandom, SPAttack, TextFoolerOffline, BAEOffline, AlzantotOffline, A2TOffline)
 
 __all__ = [
     "RECIPES",
+    "A2TOffline",
     "AlzantotOffline",
     "BAEOffline",
     "SOBeam",

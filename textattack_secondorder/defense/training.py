@@ -35,13 +35,14 @@ from tqdm.auto import tqdm
 
 from ..augmentation.gradient import default_gradient_candidates
 from ..augmentation.token_augmenter import TokenAugmenter
+from ..augmentation.token_edits import EncodedExamples
 from ..augmentation.vocabulary import augmentation_vocabulary, special_word_table
 from ..models.token_classifier import TokenClassifier
 from ..models.word_models import is_word_model
 
 logger = logging.getLogger(__name__)
 
-DEFENSES = ("sp-defense", "rand")
+DEFENSES = ("sp-defense", "rand", "a2t")
 # "continue": the same fine-tuning on the original examples only (the vanilla-continued control)
 TRAINING_MIXES = DEFENSES + ("continue",)
 
@@ -58,6 +59,12 @@ def batch_modes(defense, batch_size, rng):
     if defense == "rand":
         return ["random"] * half + ["original"] * (batch_size - half)
     return ["original"] * batch_size
+
+
+def default_train_embeddings(model):
+    """Whether ``defend`` trains the input embeddings by default (True: every weight, as the paper fine-tunes;
+    docs/methods.md §2.4 item 6 and §2.6)."""
+    return True
 
 
 def _default_lr(model):
@@ -81,8 +88,11 @@ def train_defense(
     history=None,
     gradient_candidates=None,
     model_batch_size=256,
+    attack=None,
+    a2t_log=None,
+    a2t_rounds=None,
 ):
-    """Fine-tune ``model_wrapper.model`` in place with SP-Defense (or ``rand``/``continue``); returns seconds spent.
+    """Fine-tune ``model_wrapper.model`` in place with SP-Defense (or ``rand``/``a2t``/``continue``); returns seconds.
 
     ``train_embeddings``: True (default) trains the input embedding matrix, False freezes it, None leaves
     it as the model was trained (the demo word victims' GloVe frozen; see the module docstring).
@@ -95,6 +105,11 @@ def train_defense(
     The training set is tokenized once; every augmentation is then a token-id operation on the device
     (:meth:`~..augmentation.token_augmenter.TokenAugmenter.augment_batch`), and the loss is read back
     every 50 steps only, so a step waits for nothing but the model.
+
+    ``defense="a2t"``: A2T's adversarial training (:mod:`.a2t`) on the same steps, batch size and schedule;
+    ``attack`` is the attack that makes its adversarial texts (default: the ``a2t-offline`` recipe on
+    ``model_wrapper``), ``a2t_log`` a list that receives one dict per adversarial set, ``a2t_rounds`` how many sets
+    are made over the steps (default :data:`.a2t.ROUNDS`).
     """
     if defense not in TRAINING_MIXES:
         raise ValueError(f"defense must be one of {TRAINING_MIXES}")
@@ -105,33 +120,35 @@ def train_defense(
     clf = TokenClassifier.from_model_wrapper(
         model_wrapper, "SP-Defense training", device=device, batch_size=model_batch_size
     )
-    if gradient_candidates is None:
-        gradient_candidates = default_gradient_candidates(clf)
-    if vocabulary is None:
-        vocabulary = augmentation_vocabulary(clf, train_examples)
-    if special_words is None:
-        special_words = special_word_table(train_examples)
     t0 = time.perf_counter()
-    # tokenized once: every augmentation below is a token-id operation on the classifier being trained
-    aug = TokenAugmenter(clf, train_examples, vocabulary, special_words, gradient_candidates, seed=seed)
+    labels_all = torch.tensor([int(y) for _, y in train_examples], device=clf.device)
+    if defense == "a2t":
+        batches = _a2t_batches(
+            clf, model_wrapper, train_examples, labels_all, attack, steps, batch_size, seed, a2t_log, a2t_rounds
+        )
+    else:
+        if gradient_candidates is None:
+            gradient_candidates = default_gradient_candidates(clf)
+        if vocabulary is None:
+            vocabulary = augmentation_vocabulary(clf, train_examples)
+        if special_words is None:
+            special_words = special_word_table(train_examples)
+        # tokenized once: every augmentation below is a token-id operation on the classifier being trained
+        aug = TokenAugmenter(clf, train_examples, vocabulary, special_words, gradient_candidates, seed=seed)
+        batches = _augmented_batches(aug, labels_all, defense, batch_size, seed)
     model = clf.model
     if train_embeddings is not None:
         model.get_input_embeddings().weight.requires_grad_(bool(train_embeddings))
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=lr or _default_lr(model))
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda k: max(0.0, 1.0 - k / steps))
-    rng = random.Random(seed)
     torch.manual_seed(seed)
     losses = []
     steps_iter = range(steps)
     if progress:
         steps_iter = tqdm(steps_iter, desc=f"{defense} fine-tuning", unit="step")
-    labels_all = torch.tensor([int(y) for _, y in train_examples], device=clf.device)
     for _ in steps_iter:
-        rows = [rng.randrange(len(train_examples)) for _ in range(batch_size)]
-        modes = batch_modes(defense, batch_size, rng)
-        input_ids, attention_mask = aug.augment_batch(rows, modes)
-        labels = labels_all[torch.as_tensor(rows, device=clf.device)]
+        input_ids, attention_mask, labels = batches()
         model.train()
         logits = model(input_ids=input_ids, attention_mask=attention_mask).logits
         loss = torch.nn.functional.cross_entropy(logits.float(), labels)
@@ -151,8 +168,47 @@ def train_defense(
     return time.perf_counter() - t0
 
 
-def save_model(model_wrapper, out_dir, info=None):
-    """Save model + tokenizer (+ ``defense.json``) atomically as a Hugging Face directory."""
+def _augmented_batches(aug, labels_all, defense, batch_size, seed):
+    """The batch source of the one-word augmentation mixes: iid training rows, each augmented by
+    :func:`batch_modes`; returns ``() -> (input_ids, attention_mask, labels)``."""
+    rng = random.Random(seed)
+    n = len(aug.labels)
+
+    def next_batch():
+        rows = [rng.randrange(n) for _ in range(batch_size)]
+        modes = batch_modes(defense, batch_size, rng)
+        input_ids, attention_mask = aug.augment_batch(rows, modes)
+        return input_ids, attention_mask, labels_all[torch.as_tensor(rows, device=labels_all.device)]
+
+    return next_batch
+
+
+def _a2t_batches(clf, model_wrapper, examples, labels_all, attack, steps, batch_size, seed, log, rounds):
+    """The batch source of A2T (:class:`.a2t.A2TBatches`), its attack built on ``model_wrapper`` unless given."""
+    from .a2t import ROUNDS, A2TBatches
+
+    if attack is None:
+        from ..attack_recipes.a2t_offline import A2TOffline
+
+        attack = A2TOffline.build(model_wrapper)
+    encoded = EncodedExamples(clf, [t for t, _ in examples])
+    return A2TBatches(
+        clf,
+        encoded,
+        labels_all,
+        attack,
+        examples,
+        steps,
+        batch_size,
+        seed=seed,
+        rounds=rounds or ROUNDS,
+        log=log,
+    )
+
+
+def save_model(model_wrapper, out_dir, info=None, files=None):
+    """Save model + tokenizer (+ ``defense.json``, + ``files``: ``{name: text}``) atomically as a Hugging Face
+    directory."""
     out = Path(out_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp{os.getpid()}")
@@ -161,6 +217,8 @@ def save_model(model_wrapper, out_dir, info=None):
         model_wrapper.model.save_pretrained(str(tmp), safe_serialization=True)
         model_wrapper.tokenizer.save_pretrained(str(tmp))
         (tmp / "defense.json").write_text(json.dumps(info or {}, indent=2, default=str))
+        for name, text in (files or {}).items():
+            (tmp / name).write_text(text)
         if out.exists():
             shutil.rmtree(out)
         os.replace(tmp, out)

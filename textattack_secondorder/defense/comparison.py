@@ -1,0 +1,191 @@
+"""``textattack-so defend --compare``: every defense trained, every model measured on the same sentences
+(Xu et al., Table 5, with A2T and the second-order column; docs/methods.md §2.6).
+
+One *cell* is a defense and a seed (``vanilla``, the model as given, is one cell without a seed): the model
+is trained by :func:`~.defend.defend_model` (what ``defend`` does) into ``OUT/models/<cell>`` and measured
+by :mod:`.measure` into ``OUT/work/<cell>``; its row goes to ``OUT/rows/<cell>.json``. Everything is
+written atomically as it finishes, so a killed comparison run again with the same ``--out`` reuses every
+model and measurement it has (``OUT/settings.json`` refuses a re-run with other settings). The rows, and
+their mean ± standard deviation over seeds, are written by :mod:`.comparison_report`.
+"""
+
+import json
+import os
+from pathlib import Path
+
+from ..shared.errors import UsageError
+from ..shared.files import atomic_write_text
+
+#: the defenses ``--compare`` knows, in the table's order
+COMPARABLE = ("vanilla", "continue", "rand", "a2t", "sp-defense")
+
+#: the settings a comparison's models and measurements depend on: a re-run must have the same
+SETTINGS = (
+    "model",
+    "dataset",
+    "split",
+    "text_column",
+    "label_column",
+    "test_dataset",
+    "holdout_share",
+    "train_examples",
+    "steps",
+    "batch_size",
+    "lr",
+    "embeddings",
+    "gradient_candidates",
+    "a2t_rounds",
+    "num_attacked",
+    "num_kappa",
+    "num_rho",
+    "num_so_beam",
+    "m",
+    "vocab_limit",
+    "sp_attack_recipe",
+    "textfooler_recipe",
+    "so_beam_recipe",
+)
+
+
+def parse_defenses(text):
+    """``"vanilla,rand,..."`` -> the names in the table's order; an unknown name is a :class:`UsageError`."""
+    names = [n.strip() for n in str(text).split(",") if n.strip()]
+    unknown = [n for n in names if n not in COMPARABLE]
+    if unknown or not names:
+        raise UsageError(
+            f"--compare: unknown defense {', '.join(map(repr, unknown)) or '(none given)'}; "
+            f"known: {', '.join(COMPARABLE)}"
+        )
+    return [n for n in COMPARABLE if n in names]
+
+
+def check_recipes(settings):
+    """Refuse (one line) a recipe string of the comparison that is unknown or has a bad parameter, before
+    anything is trained."""
+    from ..attack_recipes.build import attack_recipes, checked_recipe, textattack_recipes
+    from ..shared.recipe_params import SPLIT
+
+    for key in ("sp_attack_recipe", "textfooler_recipe", "so_beam_recipe"):
+        recipe = settings[key]
+        name = recipe.partition(SPLIT)[0]
+        if name not in attack_recipes() and name not in textattack_recipes():
+            raise UsageError(f"--{key.replace('_', '-')}: unknown attack recipe {name!r}")
+        checked_recipe(recipe)
+
+
+def cell_name(defense, seed):
+    return defense if seed is None else f"{defense}-seed{seed}"
+
+
+def check_settings(out, settings):
+    """Write ``OUT/settings.json``, or refuse (one line) when ``OUT`` holds a comparison with other settings."""
+    path = Path(out) / "settings.json"
+    mine = {k: settings.get(k) for k in SETTINGS}
+    if path.exists():
+        theirs = json.loads(path.read_text())
+        differ = [k for k in SETTINGS if json.dumps(theirs.get(k)) != json.dumps(mine[k])]
+        if differ:
+            shown = "; ".join(f"{k}: {theirs.get(k)!r} there, {mine[k]!r} now" for k in differ[:4])
+            raise UsageError(f"--out {out} holds a comparison with other settings ({shown}): use another --out")
+    else:
+        atomic_write_text(path, json.dumps(mine, indent=2) + "\n")
+
+
+def run_cell(settings, data, defense, seed, out, progress=True):
+    """Train (unless it is there) and measure one cell; returns its row (also written to ``OUT/rows``)."""
+    from .measure import measure_model
+
+    out = Path(out)
+    name = cell_name(defense, seed)
+    row_path = out / "rows" / f"{name}.json"
+    if row_path.exists():
+        return json.loads(row_path.read_text())
+    spec, train_seconds, train_cpu = settings["model"], 0.0, 0.0
+    if defense != "vanilla":
+        folder = out / "models" / name
+        if not (folder / "defense.json").exists():  # save_model writes the folder atomically: whole or absent
+            _train(settings, data, defense, seed, folder, progress)
+        record = json.loads((folder / "defense.json").read_text())
+        spec, train_seconds, train_cpu = str(folder), record["seconds"], record.get("cpu_seconds")
+    row = {"defense": defense, "seed": seed, "model": spec, "train_seconds": round(train_seconds, 1)}
+    row["train_cpu_seconds"] = train_cpu
+    row.update(measure_model(spec, settings, data, out / "work" / name, progress=progress))
+    atomic_write_text(row_path, json.dumps(row, indent=1) + "\n")
+    return row
+
+
+def _train(settings, data, defense, seed, folder, progress):
+    from ..models.loading import load_model_wrapper
+    from .defend import defend_model
+
+    print(f"{cell_name(defense, seed)}: training ({settings['steps']} steps) -> {folder}", flush=True)
+    wrapper = load_model_wrapper(settings["model"], settings["device"], settings["model_batch_size"])
+    defend_model(
+        wrapper,
+        data["train"],
+        data["test"],
+        folder,
+        defense=defense,
+        steps=settings["steps"],
+        batch_size=settings["batch_size"],
+        lr=settings["lr"],
+        seed=seed,
+        device=settings["device"],
+        embeddings=settings["embeddings"],
+        gradient_candidates=settings["gradient_candidates"],
+        model_batch_size=settings["model_batch_size"],
+        a2t_rounds=settings["a2t_rounds"],
+        info={"base_model": settings["model"], "data": data["train_source"], "test_data": data["test_source"]},
+        progress=progress,
+    )
+
+
+def _table_order(cell):
+    """Rows in the table's order: by defense, then seed."""
+    return COMPARABLE.index(cell[0]), -1 if cell[1] is None else cell[1]
+
+
+def _cell_worker(args):
+    """One cell in a worker process (``--jobs`` > 1): one torch thread, quiet progress."""
+    settings, data, defense, seed, out = args
+    import torch
+
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1") or 1))
+    return run_cell(settings, data, defense, seed, out, progress=False)
+
+
+def run_comparison(settings, defenses, seeds, out, jobs=1, progress=True):
+    """Every cell of ``defenses`` × ``seeds`` (vanilla once), ``jobs`` at a time; returns the rows and writes
+    ``OUT/comparison.json``, ``.md``, ``_summary.json`` and ``.html`` after each cell."""
+    from .comparison_report import write_report
+    from .measure import comparison_data
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    check_recipes(settings)
+    check_settings(out, settings)
+    data = comparison_data(settings)
+    # vanilla first, A2T (whose training attacks thousands of sentences) last: the other rows come early
+    cells = [(d, None) for d in defenses if d == "vanilla"]
+    cells += [(d, s) for s in seeds for d in defenses if d not in ("vanilla", "a2t")]
+    cells += [(d, s) for s in seeds for d in defenses if d == "a2t"]
+    rows = {}
+
+    def done(row):
+        rows[cell_name(row["defense"], row["seed"])] = row
+        ordered = [rows[cell_name(d, s)] for d, s in sorted(cells, key=_table_order) if cell_name(d, s) in rows]
+        write_report(ordered, settings, data, out)
+        print(f"{cell_name(row['defense'], row['seed'])}: done ({len(rows)} of {len(cells)})", flush=True)
+
+    if jobs <= 1:
+        for d, s in cells:
+            done(run_cell(settings, data, d, s, out, progress=progress))
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(_cell_worker, (settings, data, d, s, str(out))) for d, s in cells]
+            for f in as_completed(futures):
+                done(f.result())
+    return [rows[cell_name(d, s)] for d, s in sorted(cells, key=_table_order)]

@@ -1,0 +1,56 @@
+"""The rows a defense trains on and the rows it is measured on (docs/methods.md §2.6).
+
+A named data set with a test split (``mr``) trains on ``--split`` and is measured on its test split. A
+user's CSV has no test split: unless ``--test-dataset`` names one, a seeded share of its rows
+(:data:`HOLDOUT_SHARE`, the same rows whatever the training seed) is held out and never trained on,
+so ``defend`` can say what the defense did to accuracy. :func:`defense_data` says which in words.
+"""
+
+import random
+
+from ..datasets.examples import load_examples
+
+#: share of a user's CSV held out for accuracy when no test set is given
+HOLDOUT_SHARE = 0.1
+#: the held-out rows do not depend on the training seed
+HOLDOUT_SEED = 0
+#: data sets known by name that have a test split
+WITH_TEST_SPLIT = ("mr",)
+
+
+def defense_data(
+    dataset,
+    split="train",
+    text_column="text",
+    label_column="label",
+    limit=None,
+    test_dataset=None,
+    holdout_share=HOLDOUT_SHARE,
+):
+    """``(train, test, test_source)``: ``[(text, label)]`` to train on, ``[(text, label)]`` to measure on
+    (empty: none) and where the test rows come from, in words (for the output and ``defense.json``).
+
+    ``limit`` keeps the first ``limit`` training rows, after the held-out rows are taken out.
+    """
+    if test_dataset:
+        train = load_examples(dataset, split, text_column, label_column)
+        test = load_examples(test_dataset, "test", text_column, label_column)
+        source = f"{test_dataset} ({len(test)} rows)"
+    elif dataset in WITH_TEST_SPLIT:
+        train = load_examples(dataset, split, text_column, label_column)
+        test = load_examples(dataset, "test")
+        source = f"{dataset} test split ({len(test)} rows)"
+    else:
+        rows = load_examples(dataset, split, text_column, label_column)
+        k = int(round(holdout_share * len(rows))) if holdout_share else 0
+        if holdout_share and len(rows) > 1:
+            k = min(max(k, 1), len(rows) - 1)
+        held = set(random.Random(HOLDOUT_SEED).sample(range(len(rows)), k)) if k else set()
+        train = [r for i, r in enumerate(rows) if i not in held]
+        test = [r for i, r in enumerate(rows) if i in held]
+        source = (
+            f"{len(test)} rows of {dataset} held out ({holdout_share:.0%}, seed {HOLDOUT_SEED}; not trained on)"
+            if test
+            else "none (--holdout-share 0)"
+        )
+    return (train[:limit] if limit else train), test, source

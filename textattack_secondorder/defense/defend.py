@@ -1,0 +1,112 @@
+"""One defended model, as ``textattack-so defend`` makes it: train, measure accuracy, save (docs/methods.md §2.4, §2.6).
+
+:func:`defend_model` is the command's body without its argument parsing, so that ``defend --compare``
+trains every defense exactly as ``defend`` does; :func:`test_accuracy` is the accuracy both report.
+"""
+
+import csv
+import io
+import time
+
+import numpy as np
+
+from ..augmentation.gradient import default_gradient_candidates
+from ..models.token_classifier import TokenClassifier
+from ..shared.inputs import screen_examples
+from .training import _default_lr, default_train_embeddings, save_model, train_defense
+
+
+def test_accuracy(model_wrapper, test, device=None):
+    """Accuracy of ``model_wrapper`` on the labelled rows of ``test`` that pass the input screen; None without any."""
+    good = [(t, y) for _, t, y in screen_examples(test)[0] if y is not None]
+    if not good:
+        return None
+    probs = TokenClassifier.from_model_wrapper(model_wrapper, device=device).predict_texts([t for t, _ in good])
+    return float(np.mean(probs.argmax(1) == np.array([int(y) for _, y in good])))
+
+
+def a2t_examples_csv(log):
+    """CSV text (``round,step,label,original,adversarial``) of the adversarial texts A2T trained on."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["round", "step", "label", "original", "adversarial"])
+    for entry in log:
+        for original, adversarial, label in entry["examples"]:
+            writer.writerow([entry["round"], entry["step"], label, original, adversarial])
+    return buf.getvalue()
+
+
+def defend_model(
+    model_wrapper,
+    train,
+    test,
+    out,
+    defense="sp-defense",
+    steps=1000,
+    batch_size=32,
+    lr=None,
+    seed=0,
+    device=None,
+    embeddings="default",
+    gradient_candidates=None,
+    model_batch_size=64,
+    a2t_rounds=None,
+    info=None,
+    progress=True,
+):
+    """Fine-tune ``model_wrapper``'s model in place with ``defense``, save it to ``out`` and return its
+    ``defense.json`` record (``info`` adds fields: the base model, where the data come from ...).
+
+    ``embeddings``: ``"train"``, ``"freeze"`` or ``"default"`` (:func:`~.training.default_train_embeddings`); the
+    record says what was done (``"train"``, ``"freeze"``, ``"as trained"``).
+    A2T's adversarial texts go to ``out/a2t_examples.csv``.
+    """
+    candidates = gradient_candidates or default_gradient_candidates(model_wrapper.model)
+    train_embeddings = {"train": True, "freeze": False}.get(embeddings, default_train_embeddings(model_wrapper.model))
+    before = test_accuracy(model_wrapper, test, device)
+    history, a2t_log = [], []
+    cpu0 = time.process_time()
+    seconds = train_defense(
+        model_wrapper,
+        train,
+        steps=steps,
+        batch_size=batch_size,
+        lr=lr,
+        defense=defense,
+        seed=seed,
+        device=device,
+        train_embeddings=train_embeddings,
+        history=history,
+        gradient_candidates=candidates,
+        model_batch_size=model_batch_size,
+        a2t_log=a2t_log,
+        a2t_rounds=a2t_rounds,
+        progress=progress,
+    )
+    cpu_seconds = time.process_time() - cpu0
+    after = test_accuracy(model_wrapper, test, device)
+    record = {
+        **(info or {}),
+        "defense": defense,
+        "steps": steps,
+        "batch_size": batch_size,
+        "seed": seed,
+        "lr": lr or _default_lr(model_wrapper.model),
+        "schedule": "linear decay to 0",
+        "embeddings": {True: "train", False: "freeze", None: "as trained"}[train_embeddings],
+        "train_embeddings": bool(model_wrapper.model.get_input_embeddings().weight.requires_grad),
+        "gradient_candidates": candidates if defense == "sp-defense" else None,
+        "seconds": seconds,
+        "cpu_seconds": round(cpu_seconds, 1),
+        "device": str(next(model_wrapper.model.parameters()).device),
+        "test_accuracy_before": before,
+        "test_accuracy_after": after,
+        "test_examples": len(test),
+        "training_loss_per_50_steps": history,
+        "training examples": len(train),
+    }
+    if defense == "a2t":
+        record["a2t_rounds"] = [{k: v for k, v in e.items() if k != "examples"} for e in a2t_log]
+    files = {"a2t_examples.csv": a2t_examples_csv(a2t_log)} if defense == "a2t" else None
+    save_model(model_wrapper, out, record, files=files)
+    return record
