@@ -29,6 +29,9 @@
 * ``textattack attack`` / ``augment``: a bad recipe parameter, resource, victim or
   ``--num-examples`` prints one line naming it and exits with code 2, without a traceback;
   our recipes' ``NAME^params`` are checked before the model is loaded.
+* ``--model NAME`` with a demo victim's name (``mr-cnn``, ``mr-cnn-ibp``, ...: ``models/catalogue.py``)
+  loads that victim (trained on first use), as ``--model-from-file recipes/models/NAME.py`` does; a
+  folder or file of that name still wins.
 
 All are idempotent and leave TextAttack's behaviour unchanged for its own recipes otherwise.
 """
@@ -55,6 +58,7 @@ from textattack.shared import AttackCheckpoint, logger, validators
 
 from ..attack_recipes.build import attack_recipes, checked_recipe
 from ..goal_functions.second_order import SecondOrderClassification
+from ..models.catalogue import VICTIMS
 from ..metrics.second_order import VictimAccuracy
 from ..shared.errors import UsageError, UserError
 from ..shared.files import atomic_write_bytes
@@ -358,7 +362,27 @@ def _extend_log_summary():
     _once(AttackLogManager, "log_summary", make)
 
 
+def _extend_model_args():
+    """``--model mr-cnn-ibp``: a demo victim by name (a classmethod, so not through :func:`_once`)."""
+    original = ModelArgs.__dict__["_create_model_from_args"]
+    if getattr(original, "_secondorder", False):
+        return
+
+    def create(cls, args):
+        name = getattr(args, "model", None)
+        if name in VICTIMS and not getattr(args, "model_from_file", None) and not os.path.exists(name):
+            from ..models.victims import load_victim
+
+            return load_victim(name, batch_size=getattr(args, "model_batch_size", None))
+        return original.__func__(cls, args)
+
+    wrapped = classmethod(functools.wraps(original.__func__)(create))
+    wrapped._secondorder = True
+    ModelArgs._create_model_from_args = wrapped
+
+
 def extend_textattack():
+    _extend_model_args()
     _extend_validators()
     _extend_log_summary()
     _extend_csv_logger()
