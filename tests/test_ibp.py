@@ -41,13 +41,13 @@ SENTENCES = [
 ]
 
 
-def _random_model(arch, seed, scale=1.0):
+def _random_model(arch, seed, scale=1.0, word_layer=False):
     tok = build_word_tokenizer(WORDS)
     torch.manual_seed(seed)
     size = len(tok.get_vocab())
     vectors = torch.randn(size, 6) * scale
     vectors[:2] = 0  # [PAD], [UNK]: zero rows, as glove_matrix makes them
-    model = build_word_model(arch, size, vectors, embedding_dim=6, hidden_size=7).eval()
+    model = build_word_model(arch, size, vectors, embedding_dim=6, hidden_size=7, word_layer=word_layer).eval()
     return model, tok
 
 
@@ -62,12 +62,13 @@ def _true_margins(model, choices, pred):
     return worst
 
 
+@pytest.mark.parametrize("word_layer", [False, True], ids=["base", "word-layer"])
 @pytest.mark.parametrize("arch", ["bow", "cnn", "lstm"])
-def test_certified_sentences_keep_their_prediction_under_every_synonym_combination(arch):
+def test_certified_sentences_keep_their_prediction_under_every_synonym_combination(arch, word_layer):
     sets = SubstitutionSets(build_word_tokenizer(WORDS), SYNONYMS)
     certified = uncertified = 0
     for seed in range(4):
-        model, _ = _random_model(arch, seed, scale=0.5 + seed)
+        model, _ = _random_model(arch, seed, scale=0.5 + seed, word_layer=word_layer)
         for text, (pred, cert, margin) in zip(SENTENCES, certify_texts(model, sets, SENTENCES)):
             _, choices = sets.encode_text(text)
             true = _true_margins(model, choices, pred)
@@ -225,3 +226,17 @@ def test_certify_refuses_bad_input_in_one_line(tmp_path, monkeypatch, capsys):
         assert main(["certify", *argv, "--out", out]) == 2
         err = capsys.readouterr().err
         assert words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_stock_cli_takes_a_certified_victim_by_name(tmp_path, monkeypatch, capfd):
+    from conftest import stock_textattack
+
+    _write_victim(tmp_path, monkeypatch)
+    ds = tmp_path / "ds.py"
+    ds.write_text("import textattack\ndataset = textattack.datasets.Dataset([('a good film', 1), ('bad plot', 0)])\n")
+    common = ["--dataset-from-file", f"{ds}^dataset", "--num-examples", "2", "--disable-stdout"]
+    recipe = "alzantot-offline^pop_size=4,max_iters=2"
+    code, out, err = stock_textattack(capfd, "attack", "--recipe", recipe, "--model", "mr-bow-ibp", *common)
+    assert code == 0 and "Attack Results" in out, err[-2000:]
+    code, out, err = stock_textattack(capfd, "attack", "--recipe", recipe, "--model", "mr-nope", *common)
+    assert code == 2 and "unknown demo victim" in err and len(err.strip().splitlines()) == 1, err

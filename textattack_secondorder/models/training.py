@@ -126,6 +126,7 @@ def train_word_model(
     weight_decay=0.0,
     device=None,
     objective=None,
+    word_layer=False,
 ):
     """Train a word CNN / LSTM / BoW on frozen GloVe (Zhang et al. 2021 base models), on ``device``.
 
@@ -135,6 +136,7 @@ def train_word_model(
     ``dev_fraction`` of ``train`` (stratified, seeded) is held out to pick the
     best epoch; the model is trained on the rest.
 
+    ``word_layer`` puts a Linear -> ReLU on each word vector below the encoder (word_models.py).
     ``objective`` (default: plain cross-entropy, the epoch picked by dev accuracy) changes the loss of each
     batch and the score that picks the epoch: :class:`~.ibp.objective.IBPObjective` for certified training
     (docs/methods.md §1.7).
@@ -163,6 +165,8 @@ def train_word_model(
     vectors = glove_matrix(vocab, glove)
     num_labels = max(y for _, y in train) + 1
     config_kwargs = {} if dropout is None else {"dropout": dropout}
+    if word_layer:  # Jia et al.'s word-vector layer (word_models.py; the certified victims)
+        config_kwargs["word_layer"] = True
     model = build_word_model(arch, vectors.shape[0], vectors, num_labels=max(2, num_labels), **config_kwargs)
     device = resolve_device(device)
     model.to(device)

@@ -370,10 +370,13 @@ def _extend_model_args():
 
     def create(cls, args):
         name = getattr(args, "model", None)
-        if name in VICTIMS and not getattr(args, "model_from_file", None) and not os.path.exists(name):
-            from ..models.victims import load_victim
+        if isinstance(name, str) and not getattr(args, "model_from_file", None) and not os.path.exists(name):
+            if name in VICTIMS:
+                from ..models.victims import load_victim
 
-            return load_victim(name, batch_size=getattr(args, "model_batch_size", None))
+                return load_victim(name, batch_size=getattr(args, "model_batch_size", None))
+            if name.startswith("mr-"):
+                raise UsageError(f"--model {name}: unknown demo victim; valid: {', '.join(VICTIMS)}")
         return original.__func__(cls, args)
 
     wrapped = classmethod(functools.wraps(original.__func__)(create))

@@ -2,9 +2,10 @@
 
 Jia et al. (2019, "Certified robustness to adversarial word substitutions"; docs/methods.md §1.7): each
 position of a sentence may hold any of its choices (the word or a neighbour, :mod:`.substitutions`).
-The first affine map of the model is applied to every choice's vector and the box (elementwise min/max)
-of the images is taken, scaled by ``eps`` about the word's own image (``eps = 1``: the whole box;
-``eps < 1``: the ramp of training). From there the interval ``[lo, hi]`` goes through the model:
+The model's first map of a word vector (the first affine map, or the word layer ``ReLU(A e + b)`` of the
+certified victims) is applied to every choice's vector and the box (elementwise min/max) of the images
+is taken, scaled by ``eps`` about the word's own image (``eps = 1``: the whole box; ``eps < 1``: the ramp
+of training). From there the interval ``[lo, hi]`` goes through the model:
 
 * affine maps by centre and radius: ``c' = W c + b``, ``r' = |W| r``;
 * ReLU, sigmoid, tanh and max-pooling are monotone: applied to both ends;
@@ -68,30 +69,45 @@ def _mask(attention_mask, dtype):
     return mask
 
 
-class _Choices:
-    """The choices' vectors, each distinct word once: ``images(W)`` is ``W x`` for every choice ``x`` of every
-    position, ``(batch, length, K, out)``, zero at padding (as the model masks it)."""
+class _Positions:
+    """What each position may hold, as the encoder reads it: ``linear(W)`` is the ``eps``-scaled box of
+    ``W x`` over the position's choices ``x``, ``(batch, length, out)``, zero at padding (the model masks it).
 
-    def __init__(self, model, choice_ids, mask):
-        self.unique, self.inverse = torch.unique(choice_ids, return_inverse=True)
-        self.vectors = model.embeddings(self.unique)
-        self.keep = mask.view(*mask.shape, 1, 1)
+    Without a word layer ``x`` is a word vector and the box is taken over the exact images ``W x_k`` of the
+    choices. With Jia et al.'s word layer ``x = ReLU(A e + b)`` is boxed over the choices first (exact
+    images, the ReLU being monotone) and ``W`` then maps that box by centre and radius.
+    """
 
-    def images(self, weight):
-        return (self.vectors @ weight.T)[self.inverse] * self.keep
+    def __init__(self, model, choice_ids, mask, eps):
+        unique, self.inverse = torch.unique(choice_ids, return_inverse=True)
+        self.vectors = model.embeddings(unique)  # each distinct word once
+        self.keep = mask.unsqueeze(-1)
+        self.eps = eps
+        self.box = None
+        layer = getattr(model, "word_layer", None)
+        if layer is not None:
+            images = torch.relu(self.vectors @ layer.weight.T + layer.bias)[self.inverse]  # (B, T, K, h)
+            lo, hi = choice_box(images, eps)
+            self.box = (lo * self.keep, hi * self.keep)
+
+    def linear(self, weight):
+        if self.box is not None:
+            return affine(*self.box, weight)
+        lo, hi = choice_box((self.vectors @ weight.T)[self.inverse], self.eps)
+        return lo * self.keep, hi * self.keep
 
 
-def _bow(model, choices, mask, eps):
+def _bow(model, positions, mask):
     """Mean of the word vectors -> Linear -> ReLU: the mean commutes with the linear map, so each position's
     box is taken after it, and the mean of the boxes is exact."""
-    lo, hi = choice_box(choices.images(model.hidden.weight), eps)
+    lo, hi = positions.linear(model.hidden.weight)
     count = mask.sum(1, keepdim=True)
-    lo = (lo * mask.unsqueeze(-1)).sum(1) / count + model.hidden.bias
-    hi = (hi * mask.unsqueeze(-1)).sum(1) / count + model.hidden.bias
+    lo = lo.sum(1) / count + model.hidden.bias
+    hi = hi.sum(1) / count + model.hidden.bias
     return torch.relu(lo), torch.relu(hi)
 
 
-def _cnn(model, choices, mask, eps):
+def _cnn(model, positions, mask):
     """Conv1d -> ReLU -> max over positions: output ``t`` is the bias plus one term per kernel offset ``j``,
     ``W_j x[t + j - pad]``; each term's box comes from the choices of its own position."""
     conv = model.conv
@@ -99,8 +115,7 @@ def _cnn(model, choices, mask, eps):
     hidden, dim, width = weight.shape
     pad = conv.padding[0]
     batch, length = mask.shape
-    images = choices.images(weight.permute(2, 0, 1).reshape(width * hidden, dim))  # (B, T, K, k*H)
-    lo, hi = choice_box(images, eps)
+    lo, hi = positions.linear(weight.permute(2, 0, 1).reshape(width * hidden, dim))  # (B, T, k*H)
     lo, hi = lo.view(batch, length, width, hidden), hi.view(batch, length, width, hidden)
     zeros = lo.new_zeros(batch, pad, width, hidden)
     tail = lo.new_zeros(batch, max(0, width - 1 - pad), width, hidden)
@@ -112,13 +127,13 @@ def _cnn(model, choices, mask, eps):
     return out_lo.masked_fill(pads, float("-inf")).max(1).values, out_hi.masked_fill(pads, float("-inf")).max(1).values
 
 
-def _lstm(model, choices, mask, eps):
+def _lstm(model, positions, mask):
     """One LSTM layer (gates i, f, g, o as in ``torch.nn.LSTM``), state at the last real token: the input
     part of every gate by choice boxes, the recurrent part by centre and radius, the gates by their
     monotone activations, ``c = f c + i g`` and ``h = o tanh(c)`` by interval products (Jia et al. §4)."""
     lstm = model.lstm
     size = lstm.hidden_size
-    x_lo, x_hi = choice_box(choices.images(lstm.weight_ih_l0), eps)  # (B, T, 4H)
+    x_lo, x_hi = positions.linear(lstm.weight_ih_l0)  # (B, T, 4H)
     bias = lstm.bias_ih_l0 + lstm.bias_hh_l0
     batch, length = mask.shape
     h_lo = h_hi = c_lo = c_hi = x_lo.new_zeros(batch, size)
@@ -149,8 +164,8 @@ def representation_bounds(model, choice_ids, attention_mask, eps=1.0):
     sentence whose position ``t`` holds one of ``choice_ids[:, t]`` (dropout off)."""
     check_boundable(model)
     mask = _mask(attention_mask, model.embeddings.weight.dtype)
-    choices = _Choices(model, choice_ids, mask)
-    return _REPRESENTATIONS[model.config.model_type](model, choices, mask, eps)
+    positions = _Positions(model, choice_ids, mask, eps)
+    return _REPRESENTATIONS[model.config.model_type](model, positions, mask)
 
 
 def margin_bounds(model, lo, hi, classes):
