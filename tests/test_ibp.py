@@ -177,6 +177,8 @@ def test_catalogue_has_the_certified_victims_with_the_base_architectures():
         spec = VICTIMS[name]
         assert spec.kind == "word" and spec.train_kwargs["arch"] == VICTIMS[base].train_kwargs["arch"]
         assert spec.train_kwargs["ibp"]["kappa"] == 0.8 and spec.train_kwargs["ibp"]["eps"] == 1.0
+        # without these two, IBP on MR collapsed to a constant classifier (docs/methods.md §1.7)
+        assert spec.train_kwargs["word_layer"] and spec.train_kwargs["train_embeddings"]
 
 
 def _write_victim(tmp_path, monkeypatch):
@@ -187,6 +189,7 @@ def _write_victim(tmp_path, monkeypatch):
         "mr-bow-ibp", data=(data[:48], data[48:]), glove=_glove(), epochs=3, batch_size=8, progress=False
     )
     assert "test_certified_accuracy" in metrics and metrics["ibp"]["synonyms"]
+    assert metrics["word_layer"] and metrics["train_embeddings"]
     csv = tmp_path / "data.csv"
     csv.write_text("text,label\n" + "".join(f'"{t}",{y}\n' for t, y in data[48:]))
     return csv
@@ -240,3 +243,15 @@ def test_stock_cli_takes_a_certified_victim_by_name(tmp_path, monkeypatch, capfd
     assert code == 0 and "Attack Results" in out, err[-2000:]
     code, out, err = stock_textattack(capfd, "attack", "--recipe", recipe, "--model", "mr-nope", *common)
     assert code == 2 and "unknown demo victim" in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_word_vectors_train_only_when_asked():
+    data, glove = _data(40), _glove()
+    common = dict(glove=glove, epochs=1, batch_size=8, dev_fraction=0, progress=False)
+    frozen, tok, _ = training.train_word_model("bow", data, **common)
+    trained, _, metrics = training.train_word_model("bow", data, train_embeddings=True, word_layer=True, **common)
+    row = tok.get_vocab()["good"]
+    start = torch.as_tensor(glove[1][WORDS.index("good")])
+    assert torch.equal(frozen.embeddings.weight[row], start)
+    assert not torch.equal(trained.embeddings.weight[row], start)
+    assert trained.word_layer is not None and frozen.word_layer is None and metrics["train_embeddings"]

@@ -127,6 +127,7 @@ def train_word_model(
     device=None,
     objective=None,
     word_layer=False,
+    train_embeddings=False,
 ):
     """Train a word CNN / LSTM / BoW on frozen GloVe (Zhang et al. 2021 base models), on ``device``.
 
@@ -136,7 +137,8 @@ def train_word_model(
     ``dev_fraction`` of ``train`` (stratified, seeded) is held out to pick the
     best epoch; the model is trained on the rest.
 
-    ``word_layer`` puts a Linear -> ReLU on each word vector below the encoder (word_models.py).
+    ``word_layer`` puts a Linear -> ReLU on each word vector below the encoder (word_models.py);
+    ``train_embeddings`` trains the word vectors too, from GloVe (they stay frozen by default).
     ``objective`` (default: plain cross-entropy, the epoch picked by dev accuracy) changes the loss of each
     batch and the score that picks the epoch: :class:`~.ibp.objective.IBPObjective` for certified training
     (docs/methods.md §1.7).
@@ -168,6 +170,8 @@ def train_word_model(
     if word_layer:  # Jia et al.'s word-vector layer (word_models.py; the certified victims)
         config_kwargs["word_layer"] = True
     model = build_word_model(arch, vectors.shape[0], vectors, num_labels=max(2, num_labels), **config_kwargs)
+    if train_embeddings:  # GloVe is the starting point and is trained with the rest (the certified victims)
+        model.embeddings.weight.requires_grad_(True)
     device = resolve_device(device)
     model.to(device)
 
@@ -191,12 +195,15 @@ def train_word_model(
         "vocab_size": len(vocab) + 2,
         "n_train": len(fit),
         "n_dev": len(dev),
-        "dev_accuracy": best[0] if dev else None,
+        # the score that picked the epoch: dev accuracy, or the objective's (certified accuracy)
+        ("dev_accuracy" if objective is None else "dev_certified_accuracy"): best[0] if dev else None,
         "best_epoch": best[1],
         "epochs": epochs,
         "train_seconds": time.perf_counter() - start,
         "device": str(device),
     }
+    if word_layer or train_embeddings:
+        metrics.update(word_layer=bool(word_layer), train_embeddings=bool(train_embeddings))
     if objective is not None:
         metrics.update(objective.describe())
     if test is not None:
