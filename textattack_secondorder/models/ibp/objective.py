@@ -14,6 +14,7 @@ with the best certified accuracy on the held-out part of the training sentences 
 """
 
 import dataclasses
+from pathlib import Path
 
 from ...resources.paths import data_path
 from ...resources.slots import SLOTS
@@ -98,7 +99,7 @@ class IBPObjective:
         return {
             "ibp": {
                 **dataclasses.asdict(self.schedule),
-                "synonyms": self.sets.synonyms.source if self.sets is not None else None,
+                "synonyms": Path(self.synonyms.source).name,  # the file's name: the list, not this machine
                 "selection": "best certified accuracy on the held-out training sentences",
             }
         }
