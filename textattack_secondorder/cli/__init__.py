@@ -20,6 +20,7 @@ from . import (
     attack_sweep_cmd,
     augment_cmd,
     bias_cmd,
+    certify_cmd,
     check_cmd,
     defend_cmd,
     flip_capability_cmd,
@@ -45,6 +46,7 @@ SUBCOMMANDS = [
     recipes_cmd,  # recipes: our attack recipes, their parameters and defaults
     resources_cmd,  # resources: what each slot resolves to
     victims_cmd,  # train-victims / data
+    certify_cmd,  # certify: certified accuracy under every combination of synonym swaps (interval bounds)
     bias_cmd,  # bias: counterfactual token bias B_{p,k}
     flip_capability_cmd,  # flip-capability: kappa / rho (EUBA, brute force)
     meaning_cmd,  # meaning: source chrF / target RDchrF / success % (Michel et al. 2019)

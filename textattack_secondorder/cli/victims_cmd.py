@@ -12,14 +12,15 @@ DATASETS = ("mr",)
 def add_parser(subparsers):
     p = subparsers.add_parser(
         "train-victims",
-        help="train (or show) the demo victims mr-cnn, mr-lstm, mr-bow, mr-minilm on movie-review polarity",
+        help="train (or show) the demo victims mr-cnn, mr-lstm, mr-bow, mr-minilm and the certified (IBP) "
+        "mr-cnn-ibp, mr-bow-ibp, mr-lstm-ibp on movie-review polarity",
     )
     p.add_argument(
         "--names",
         nargs="+",
         metavar="NAME",
         default=None,
-        help="victims to train (default: all of mr-cnn mr-lstm mr-bow mr-minilm)",
+        help="victims to train (default: all of mr-cnn mr-lstm mr-bow mr-minilm mr-cnn-ibp mr-bow-ibp mr-lstm-ibp)",
     )
     p.add_argument("--force", action="store_true", help="retrain even if a victim is already cached")
     p.add_argument("--seed", type=non_negative_int, default=0)

@@ -11,6 +11,17 @@ import dataclasses
 # becoming [UNK] (what it gave on the MR test split: docs/methods.md §10.1).
 EXTRA_GLOVE_WORDS = 30000
 
+# Certified training (docs/methods.md §1.7): the schedule of ``models.ibp.objective.IBPSchedule`` (1 clean
+# epoch, then kappa 0 -> 0.8 and eps 0 -> 1 over 10 epochs, then full strength), and two changes to the
+# base models without which the training collapses to a constant classifier on MR (measured in §1.7):
+# Jia et al.'s word layer (Linear -> ReLU on each word vector) and word vectors trained from GloVe.
+IBP_TRAINING = {
+    "epochs": 20,
+    "word_layer": True,
+    "train_embeddings": True,
+    "ibp": {"kappa": 0.8, "eps": 1.0, "clean_epochs": 1, "ramp_epochs": 10},
+}
+
 
 @dataclasses.dataclass(frozen=True)
 class VictimSpec:
@@ -43,5 +54,24 @@ VICTIMS = {
             {"arch": "bow", "dropout": 0.2, "extra_glove_words": EXTRA_GLOVE_WORDS},
         ),
         VictimSpec("mr-minilm", "minilm", "all-MiniLM-L6-v2 fine-tuned on MR (2 epochs)", {}),
+        # Certified (IBP) training of the same architectures (Jia et al. 2019; docs/methods.md §1.7)
+        VictimSpec(
+            "mr-cnn-ibp",
+            "word",
+            "word CNN on GloVe 50d with a word layer, certified (IBP) training (Zhang et al. 2021 robust model)",
+            {"arch": "cnn", "dropout": 0.3, "extra_glove_words": EXTRA_GLOVE_WORDS, **IBP_TRAINING},
+        ),
+        VictimSpec(
+            "mr-bow-ibp",
+            "word",
+            "bag of words on GloVe 50d with a word layer, certified (IBP) training (Zhang et al. 2021 robust model)",
+            {"arch": "bow", "dropout": 0.2, "extra_glove_words": EXTRA_GLOVE_WORDS, **IBP_TRAINING},
+        ),
+        VictimSpec(
+            "mr-lstm-ibp",
+            "word",
+            "LSTM on GloVe 50d with a word layer, certified (IBP) training (Zhang et al. 2021 robust model)",
+            {"arch": "lstm", "dropout": 0.5, "extra_glove_words": EXTRA_GLOVE_WORDS, **IBP_TRAINING},
+        ),
     ]
 }

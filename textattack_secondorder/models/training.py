@@ -125,6 +125,9 @@ def train_word_model(
     dropout=None,
     weight_decay=0.0,
     device=None,
+    objective=None,
+    word_layer=False,
+    train_embeddings=False,
 ):
     """Train a word CNN / LSTM / BoW on frozen GloVe (Zhang et al. 2021 base models), on ``device``.
 
@@ -133,6 +136,12 @@ def train_word_model(
     frozen, so words never seen in training still get a meaningful vector.
     ``dev_fraction`` of ``train`` (stratified, seeded) is held out to pick the
     best epoch; the model is trained on the rest.
+
+    ``word_layer`` puts a Linear -> ReLU on each word vector below the encoder (word_models.py);
+    ``train_embeddings`` trains the word vectors too, from GloVe (they stay frozen by default).
+    ``objective`` (default: plain cross-entropy, the epoch picked by dev accuracy) changes the loss of each
+    batch and the score that picks the epoch: :class:`~.ibp.objective.IBPObjective` for certified training
+    (docs/methods.md §1.7).
 
     Returns ``(model, tokenizer, metrics)``; ``metrics`` has ``test_accuracy``
     (if ``test``), ``dev_accuracy``, ``best_epoch``, ``train_seconds``, ``vocab_size``.
@@ -151,11 +160,18 @@ def train_word_model(
         # GloVe lists words by frequency: its top words give unseen test/attack words a real vector
         seen = set(vocab)
         vocab += [w for w in glove[0][:extra_glove_words] if w not in seen]
+    if objective is not None:  # e.g. every word of the certified perturbation set, with its GloVe vector
+        seen = set(vocab)
+        vocab += [w for w in objective.vocabulary(glove[0]) if w not in seen]
     tokenizer = build_word_tokenizer(vocab, max_length=max_length)
     vectors = glove_matrix(vocab, glove)
     num_labels = max(y for _, y in train) + 1
     config_kwargs = {} if dropout is None else {"dropout": dropout}
+    if word_layer:  # Jia et al.'s word-vector layer (word_models.py; the certified victims)
+        config_kwargs["word_layer"] = True
     model = build_word_model(arch, vectors.shape[0], vectors, num_labels=max(2, num_labels), **config_kwargs)
+    if train_embeddings:  # GloVe is the starting point and is trained with the rest (the certified victims)
+        model.embeddings.weight.requires_grad_(True)
     device = resolve_device(device)
     model.to(device)
 
@@ -165,10 +181,12 @@ def train_word_model(
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
     generator = torch.Generator().manual_seed(seed)
+    if objective is not None:
+        objective.prepare(tokenizer, [t for t, _ in fit])
 
     with _torch_threads(num_threads):
         best = _fit_word_model(
-            model, tokenizer, ids, labels, dev, optimizer, generator, epochs, batch_size, progress, arch
+            model, tokenizer, ids, labels, dev, optimizer, generator, epochs, batch_size, progress, arch, objective
         )
     model.load_state_dict(best[2])
     model.eval()
@@ -177,39 +195,59 @@ def train_word_model(
         "vocab_size": len(vocab) + 2,
         "n_train": len(fit),
         "n_dev": len(dev),
-        "dev_accuracy": best[0] if dev else None,
+        # the score that picked the epoch: dev accuracy, or the objective's (certified accuracy)
+        ("dev_accuracy" if objective is None else "dev_certified_accuracy"): best[0] if dev else None,
         "best_epoch": best[1],
         "epochs": epochs,
         "train_seconds": time.perf_counter() - start,
         "device": str(device),
     }
+    if word_layer or train_embeddings:
+        metrics.update(word_layer=bool(word_layer), train_embeddings=bool(train_embeddings))
+    if objective is not None:
+        metrics.update(objective.describe())
     if test is not None:
         metrics["test_accuracy"] = accuracy(model, tokenizer, test)
         metrics["n_test"] = len(test)
+        if objective is not None:
+            metrics.update(objective.evaluate(model, test))
     return model, tokenizer, metrics
 
 
-def _fit_word_model(model, tokenizer, ids, labels, dev, optimizer, generator, epochs, batch_size, progress, arch):
-    """Epoch loop; returns ``(best dev accuracy, best epoch, state dict)``."""
+def _fit_word_model(
+    model, tokenizer, ids, labels, dev, optimizer, generator, epochs, batch_size, progress, arch, objective=None
+):
+    """Epoch loop; returns ``(best dev score, best epoch, state dict)`` (the score: dev accuracy, or the
+    objective's)."""
     fit_n = len(ids)
     best = (-1.0, 0, None)
+    per_epoch = (fit_n + batch_size - 1) // batch_size
     bar = _tqdm(
-        total=epochs * ((fit_n + batch_size - 1) // batch_size),
-        desc=f"train word-{arch}",
+        total=epochs * per_epoch,
+        desc=f"train word-{arch}" + ("" if objective is None else " (IBP)"),
         disable=not progress,
         leave=False,
     )
     for epoch in range(1, epochs + 1):
         model.train()
-        for batch in _batches(fit_n, batch_size, generator):
+        for k, batch in enumerate(_batches(fit_n, batch_size, generator)):
             input_ids, attention_mask = pad_right([ids[i] for i in batch], tokenizer.pad_token_id, labels.device)
             out = model(input_ids=input_ids, attention_mask=attention_mask, labels=labels[batch])
+            loss = out.loss
+            if objective is not None:
+                loss = objective.loss(model, batch, loss, labels[batch], epoch - 1 + k / per_epoch)
             optimizer.zero_grad()
-            out.loss.backward()
+            loss.backward()
             optimizer.step()
             bar.update(1)
-        score = accuracy(model, tokenizer, dev) if dev else float(epoch)
-        bar.set_postfix(epoch=epoch, dev_acc=f"{score:.3f}" if dev else "-")
+        if not dev:
+            score = float(epoch)
+        elif objective is None:
+            score = accuracy(model, tokenizer, dev)
+        else:
+            score = objective.score(model, dev)
+        name = "dev_acc" if objective is None else "dev_certified_acc"
+        bar.set_postfix({"epoch": epoch, name: f"{score:.3f}" if dev else "-"})
         if score > best[0]:
             best = (score, epoch, {k: v.detach().clone() for k, v in model.state_dict().items()})
     bar.close()

@@ -1,16 +1,21 @@
 """Demo victim classifiers on movie-review polarity, trained on first use and cached.
 
-==========  ==========================================================
-name        model
-==========  ==========================================================
-mr-cnn      word CNN on frozen GloVe 50d, 100 filters of width 3
-mr-lstm     LSTM on frozen GloVe 50d, 100 units
-mr-bow      bag of words on frozen GloVe 50d, hidden layer of 100
-mr-minilm   all-MiniLM-L6-v2 fine-tuned for 2 epochs (max_length 64)
-==========  ==========================================================
+===========  ==========================================================
+name         model
+===========  ==========================================================
+mr-cnn       word CNN on frozen GloVe 50d, 100 filters of width 3
+mr-lstm      LSTM on frozen GloVe 50d, 100 units
+mr-bow       bag of words on frozen GloVe 50d, hidden layer of 100
+mr-minilm    all-MiniLM-L6-v2 fine-tuned for 2 epochs (max_length 64)
+mr-cnn-ibp   mr-cnn's architecture, certified (IBP) training
+mr-bow-ibp   mr-bow's architecture, certified (IBP) training
+mr-lstm-ibp  mr-lstm's architecture, certified (IBP) training
+===========  ==========================================================
 
-Their MR test accuracy (80/20 split, seed 0) is in each victim's ``metrics.json``; the figures when
-they were added: docs/methods.md §10.1.
+Their MR test accuracy (80/20 split, seed 0) is in each victim's ``metrics.json`` (for the ``-ibp``
+victims also the certified accuracy); the figures when they were added: docs/methods.md §10.1. The
+``-ibp`` victims are trained with interval bound propagation against every combination of synonym
+swaps (Jia et al. 2019; docs/methods.md §1.7).
 
 The three word models are the base models of Zhang et al. 2021 (Double
 Perturbation, NAACL): "GloVe + one hidden layer of 100". Each victim is a
@@ -39,6 +44,7 @@ from ..shared.device import torch_dtype
 from ..shared.files import atomic_write_text
 from . import training
 from .catalogue import VICTIMS
+from .ibp.objective import IBPObjective
 from .word_models import register_auto_classes
 from .wrappers import DEFAULT_BATCH_SIZE, SOModelWrapper
 
@@ -116,6 +122,9 @@ def train_victim(name, force=False, data=None, seed=0, progress=True, device=Non
         kwargs = dict(spec.train_kwargs)
         kwargs.update(overrides)
         arch = kwargs.pop("arch")
+        ibp = kwargs.pop("ibp", None)
+        if ibp is not None:  # certified training (docs/methods.md §1.7)
+            kwargs["objective"] = IBPObjective(schedule=ibp)
         model, tokenizer, metrics = training.train_word_model(
             arch, train, test, seed=seed, progress=progress, device=device, **kwargs
         )
@@ -186,7 +195,8 @@ def load_victim(name, device=None, train_if_missing=True, batch_size=None, dtype
     """Victim ``name`` as a :class:`~textattack_secondorder.models.wrappers.SOModelWrapper`.
 
     Args:
-        name: one of ``mr-cnn``, ``mr-lstm``, ``mr-bow``, ``mr-minilm``.
+        name: a name of ``models.catalogue.VICTIMS`` (``mr-cnn``, ``mr-lstm``, ``mr-bow``, ``mr-minilm``,
+            ``mr-cnn-ibp``, ``mr-bow-ibp``, ``mr-lstm-ibp``).
         device: ``"cpu"``, ``"cuda"`` or ``None`` (TextAttack's default device); a victim trained
             here first (``train_if_missing``) is trained there too.
         train_if_missing: train (and cache) the victim if it is not cached yet.

@@ -9,6 +9,11 @@ word vectors are GloVe and which have "one hidden layer of 100" units. Here:
 * ``so-word-cnn``:  Conv1d(50, 100, width 3) -> ReLU -> max over positions -> Linear(100, 2)
 * ``so-word-lstm``: LSTM(50 -> 100) -> hidden state at the last real token -> Linear(100, 2)
 
+With ``word_layer=True`` (the certified victims, docs/methods.md §1.7) every word vector first goes through
+Linear(50, 100) -> ReLU on its own, and the layers above read those 100 numbers per word: the word-vector
+layer of Jia et al. (2019)'s certified models, which lets interval bounds stay narrow (a unit that is off
+for a word and all its neighbours contributes nothing to the box).
+
 The embedding matrix (GloVe rows for the training vocabulary, zero rows for
 ``[PAD]``/``[UNK]``) is frozen and saved with the weights, so a model directory
 is self-contained (config.json + model.safetensors + tokenizer.json) and loads
@@ -70,6 +75,7 @@ class _SOWordConfig(PretrainedConfig):
         dropout=DROPOUT,
         num_labels=2,
         pad_token_id=0,
+        word_layer=False,
         **kwargs,
     ):
         self.vocab_size = vocab_size
@@ -77,6 +83,7 @@ class _SOWordConfig(PretrainedConfig):
         self.hidden_size = hidden_size
         self.kernel_size = kernel_size
         self.dropout = dropout
+        self.word_layer = bool(word_layer)
         super().__init__(num_labels=num_labels, pad_token_id=pad_token_id, **kwargs)
 
 
@@ -112,6 +119,13 @@ class _SOWordPreTrainedModel(PreTrainedModel):
         self.embeddings.weight.requires_grad = False  # frozen GloVe
         self.dropout = nn.Dropout(config.dropout)
         self.classifier = nn.Linear(config.hidden_size, config.num_labels)
+        # Jia et al.'s word-vector layer (certified victims): Linear -> ReLU on each word vector
+        self.word_layer = nn.Linear(config.embedding_dim, config.hidden_size) if config.word_layer else None
+
+    @property
+    def word_dim(self):
+        """Numbers per word that the encoder reads: the word vector's, or the word layer's."""
+        return self.config.hidden_size if self.config.word_layer else self.config.embedding_dim
 
     def _init_weights(self, module):
         # Linear/LSTM/Conv keep PyTorch's default initialisation; the embedding is set from GloVe.
@@ -170,7 +184,10 @@ class _SOWordPreTrainedModel(PreTrainedModel):
         mask = attention_mask.to(inputs_embeds.dtype).clone()
         # an empty text keeps its first (padding, zero-vector) position so that pooling is defined
         mask[mask.sum(1) == 0, 0] = 1
-        embedded = self.dropout(inputs_embeds) * mask.unsqueeze(-1)
+        embedded = self.dropout(inputs_embeds)
+        if self.word_layer is not None:
+            embedded = torch.relu(self.word_layer(embedded))
+        embedded = embedded * mask.unsqueeze(-1)
         hidden = self.encode(embedded, mask)
         logits = self.classifier(self.dropout(hidden))
         loss = None
@@ -188,9 +205,7 @@ class SOWordCNNForSequenceClassification(_SOWordPreTrainedModel):
 
     def __init__(self, config):
         super().__init__(config)
-        self.conv = nn.Conv1d(
-            config.embedding_dim, config.hidden_size, config.kernel_size, padding=config.kernel_size // 2
-        )
+        self.conv = nn.Conv1d(self.word_dim, config.hidden_size, config.kernel_size, padding=config.kernel_size // 2)
         self.post_init()
 
     def encode(self, embedded, mask):
@@ -206,7 +221,7 @@ class SOWordLSTMForSequenceClassification(_SOWordPreTrainedModel):
 
     def __init__(self, config):
         super().__init__(config)
-        self.lstm = nn.LSTM(config.embedding_dim, config.hidden_size, batch_first=True)
+        self.lstm = nn.LSTM(self.word_dim, config.hidden_size, batch_first=True)
         self.post_init()
 
     def encode(self, embedded, mask):
@@ -222,7 +237,7 @@ class SOWordBoWForSequenceClassification(_SOWordPreTrainedModel):
 
     def __init__(self, config):
         super().__init__(config)
-        self.hidden = nn.Linear(config.embedding_dim, config.hidden_size)
+        self.hidden = nn.Linear(self.word_dim, config.hidden_size)
         self.post_init()
 
     def encode(self, embedded, mask):

@@ -29,12 +29,13 @@
 * ``textattack attack`` / ``augment``: a bad recipe parameter, resource, victim or
   ``--num-examples`` prints one line naming it and exits with code 2, without a traceback;
   our recipes' ``NAME^params`` are checked before the model is loaded.
-* A user's model and data (``ModelArgs``, ``DatasetArgs``, :mod:`.user_args`): demo victims by name, one line
-  for a model that cannot be loaded, opt-in per-batch padding for TextAttack's own recipes, and
-  ``--dataset-from-file reviews.csv``; label names are matched to the victim's ``id2label`` when the attack
-  starts (docs/methods.md §6); ``augment`` checks its input
-  file and column first (one line, exit code 2), and with one of our recipes reads and writes the CSV
-  losslessly (:mod:`~..augmentation.csv_file`; TextAttack's own loses a row after an empty text ``""``).
+* A user's model and data (``ModelArgs``, ``DatasetArgs``, :mod:`.user_args`): demo victims by name
+  (``mr-cnn``, ``mr-cnn-ibp``, ...: ``models/catalogue.py``), one line for a model that cannot be loaded,
+  opt-in per-batch padding for TextAttack's own recipes, and ``--dataset-from-file reviews.csv``; label
+  names are matched to the victim's ``id2label`` when the attack starts (docs/methods.md §6); ``augment``
+  checks its input file and column first (one line, exit code 2), and with one of our recipes reads and
+  writes the CSV losslessly (:mod:`~..augmentation.csv_file`; TextAttack's own loses a row after an empty
+  text ``""``).
 
 All are idempotent and leave TextAttack's behaviour unchanged for its own recipes otherwise.
 """

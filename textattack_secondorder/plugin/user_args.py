@@ -26,6 +26,7 @@ from ..models import victims
 from ..models.catalogue import VICTIMS
 from ..models.loading import check_classifier_spec, load_error
 from ..models.wrappers import fast_model_wrapper
+from ..shared.errors import UsageError
 
 #: set to 1 so that TextAttack's own recipes, too, query a Hugging Face classifier padded per batch
 FAST_WRAPPER_ENV = "TEXTATTACK_SECONDORDER_FAST_WRAPPER"
@@ -55,8 +56,12 @@ def extend_model_args():
         return
 
     def create(cls, args):
-        if getattr(args, "model", None) in VICTIMS and not os.path.exists(args.model):
-            args.model = str(victims.victim_dir(args.model))  # a demo victim by name (trained on first use)
+        name = getattr(args, "model", None)
+        if isinstance(name, str) and not getattr(args, "model_from_file", None) and not os.path.exists(name):
+            if name in VICTIMS:
+                args.model = str(victims.victim_dir(name))  # a demo victim by name (trained on first use)
+            elif name.startswith("mr-"):
+                raise UsageError(f"--model {name}: unknown demo victim; valid: {', '.join(VICTIMS)}")
         spec = _hf_model_spec(args)
         if spec is not None:
             check_classifier_spec(spec)

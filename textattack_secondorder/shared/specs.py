@@ -6,7 +6,8 @@ the library modules that act on the values import them from here. This module im
 
 #: ``--model``: the forms :func:`~textattack_secondorder.models.loading.load_model_wrapper` accepts
 MODEL_SPEC_HELP = (
-    "victim: a demo victim name (mr-cnn, mr-lstm, mr-bow, mr-minilm), a local Hugging Face model directory, "
+    "victim: a demo victim name (mr-cnn, mr-lstm, mr-bow, mr-minilm; certified: mr-cnn-ibp, mr-bow-ibp, mr-lstm-ibp), "
+    "a local Hugging Face model directory, "
     "a hub model id (online), or a Python file defining `model` (a TextAttack ModelWrapper), as `file.py` "
     "or `file.py^variable`"
 )

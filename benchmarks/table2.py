@@ -1,0 +1,247 @@
+"""Table 2 of the Double Perturbation paper on MR: base and certified (IBP) victims, through the stock CLI.
+
+Zhang et al. (2021, Table 2 and §A.1): on robustly trained (IBP, Jia et al. 2019) models the Genetic
+attack's success falls, and second-order attacks still find vulnerable examples. Here, on the same
+first ``--num-examples`` MR test sentences, every (victim, recipe, rules) cell is one run of the stock
+command line::
+
+    textattack attack --recipe "so-beam^patch_rule='paper',neighbor_rule='paper'" --model mr-cnn-ibp \\
+        --dataset-from-file "recipes/datasets/mr.py^dataset" --num-examples 200 --log-to-csv CELL.csv
+
+with ``alzantot-offline`` (Genetic), ``bae-offline``, ``so-enum``, ``so-beam`` and ``so-random``; the
+second-order recipes once with the paper's rules (``patch_rule='paper'``, ``neighbor_rule='paper'``:
+counter-fitted patch words, Algorithm 1 alone) and once with the package's defaults. ``textattack-so
+certify`` gives each victim's certified accuracy on the same sentences, and the Genetic attack's
+successes are checked against the certificates: a success on a certified sentence would mean an
+unsound bound (the certificate and alzantot-offline read the same synonym list), and the script says so
+and exits 1.
+
+    OMP_NUM_THREADS=1 nice -n 10 python benchmarks/table2.py --num-examples 200 \\
+        --examples-for so-enum=50 bae-offline=100 "so-beam:default=50"
+
+``--examples-for RECIPE[:RULES]=N`` runs fewer sentences in a cell (the first N). Each cell's CSV log and
+timing are kept in ``--out``/cells as it finishes; a re-run skips finished cells (resume). Writes
+``table2.json``, ``table2.csv`` and ``table2.md`` (the table beside the paper's figures).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = Path(__file__).parent / "results" / "table2"
+VICTIMS = ["mr-cnn", "mr-bow", "mr-lstm", "mr-cnn-ibp", "mr-bow-ibp", "mr-lstm-ibp"]
+RECIPES = ["alzantot-offline", "bae-offline", "so-enum", "so-beam", "so-random"]
+SECOND_ORDER = {"so-enum", "so-beam", "so-random"}
+RULES = {"paper": "patch_rule='paper',neighbor_rule='paper'", "default": ""}
+# Zhang et al. (2021): Table 2 (SST-2 validation; Genetic / BAE / SO-Enum / SO-Beam) and §A.1 (random
+# baseline on the robust models; not reported for the base models)
+PAPER = {
+    ("base", "bow"): {"alzantot-offline": 57.0, "bae-offline": 69.7, "so-enum": 95.3, "so-beam": 99.7},
+    ("base", "cnn"): {"alzantot-offline": 62.0, "bae-offline": 71.0, "so-enum": 95.3, "so-beam": 99.8},
+    ("base", "lstm"): {"alzantot-offline": 60.0, "bae-offline": 68.3, "so-enum": 95.8, "so-beam": 99.5},
+    ("ibp", "bow"): {"alzantot-offline": 28.0, "bae-offline": 63.1, "so-enum": 81.5, "so-beam": 88.4, "so-random": 18.8},
+    ("ibp", "cnn"): {"alzantot-offline": 23.0, "bae-offline": 64.4, "so-enum": 91.0, "so-beam": 96.0, "so-random": 22.3},
+    ("ibp", "lstm"): {"alzantot-offline": 24.0, "bae-offline": 61.0, "so-enum": 62.9, "so-beam": 77.5, "so-random": 15.2},
+}
+
+
+def paper_figure(victim, recipe):
+    arch = victim.split("-")[1]
+    return PAPER[("ibp" if victim.endswith("-ibp") else "base", arch)].get(recipe)
+
+
+def cells(victims, recipes, rules):
+    """(victim, recipe, rules) in run order; first-order recipes have one cell ("-": no patch rules)."""
+    out = []
+    for victim in victims:
+        for recipe in recipes:
+            for rule in rules if recipe in SECOND_ORDER else ["-"]:
+                out.append((victim, recipe, rule))
+    return out
+
+
+def cell_name(cell):
+    return "__".join(cell)
+
+
+def examples_for(cell, args):
+    """Sentences of a cell: ``--examples-for`` by ``recipe:rules``, then by ``recipe``, else ``--num-examples``."""
+    _, recipe, rule = cell
+    return args.examples_for.get(f"{recipe}:{rule}", args.examples_for.get(recipe, args.num_examples))
+
+
+def _env(threads):
+    env = dict(os.environ)
+    env.update({"OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads), "TOKENIZERS_PARALLELISM": "false"})
+    for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
+        env.setdefault(k, "1")
+    return env
+
+
+def _bin(name):
+    path = Path(sys.executable).parent / name
+    return str(path) if path.exists() else name
+
+
+def run_cell(cell, n, folder, args):
+    """One stock ``textattack attack`` run; its CSV log and ``{seconds, command}`` land in ``folder``."""
+    victim, recipe, rule = cell
+    done = folder / f"{cell_name(cell)}.json"
+    if done.exists() and json.loads(done.read_text()).get("num_examples") == n:
+        return json.loads(done.read_text())
+    params = RULES.get(rule, "")
+    spec = f"{recipe}^{params}" if params else recipe
+    csv = folder / f"{cell_name(cell)}.csv"
+    tmp = folder / f".{cell_name(cell)}.csv"
+    cmd = [
+        _bin("textattack"), "attack", "--recipe", spec, "--model", victim,
+        "--dataset-from-file", f"{REPO / 'recipes/datasets/mr.py'}^dataset", "--num-examples", str(n),
+        "--log-to-csv", str(tmp), "--disable-stdout", "--random-seed", str(args.seed),
+    ]  # fmt: skip
+    print(f"[{time.strftime('%H:%M:%S')}] {cell_name(cell)}: {n} sentences ...", flush=True)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, env=_env(args.threads), capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0 or not tmp.exists():
+        print(proc.stderr[-3000:], file=sys.stderr)
+        raise SystemExit(f"{cell_name(cell)} failed (exit {proc.returncode}): {' '.join(cmd)}")
+    os.replace(tmp, csv)
+    record = {"cell": list(cell), "num_examples": n, "seconds": round(seconds, 1), "command": cmd[1:]}
+    done.write_text(json.dumps(record, indent=2) + "\n")
+    print(f"[{time.strftime('%H:%M:%S')}] {cell_name(cell)}: {seconds:.0f} s", flush=True)
+    return record
+
+
+def certify(victim, n, folder, args):
+    out = folder / f"certify__{victim}.json"
+    if out.exists() and json.loads(out.read_text())["summary"]["n"] == n:
+        return json.loads(out.read_text())
+    cmd = [_bin("textattack-so"), "certify", "--model", victim, "--num-examples", str(n), "--out", str(out)]
+    proc = subprocess.run(cmd, env=_env(args.threads), capture_output=True, text=True)
+    if proc.returncode != 0:
+        print(proc.stderr[-3000:], file=sys.stderr)
+        raise SystemExit(f"certify {victim} failed (exit {proc.returncode})")
+    return json.loads(out.read_text())
+
+
+def cell_row(cell, record, certificate):
+    """Figures of one finished cell from its CSV log (one row per sentence, in order)."""
+    import pandas as pd
+
+    victim, recipe, rule = cell
+    df = pd.read_csv(Path(record["csv"]))
+    kinds = df["result_type"].astype(str)
+    succ, failed = (kinds == "Successful"), (kinds == "Failed")
+    attacked = int(succ.sum() + failed.sum())
+    n = len(df)
+    row = {
+        "victim": victim,
+        "recipe": recipe,
+        "rules": rule,
+        "sentences": n,
+        "attacked": attacked,
+        "skipped": int((kinds == "Skipped").sum()),
+        "successful": int(succ.sum()),
+        "success_%": round(100.0 * succ.sum() / attacked, 1) if attacked else None,
+        "per_100_sentences": round(100.0 * succ.sum() / n, 1) if n else None,
+        "paper_%": paper_figure(victim, recipe) if rule in ("-", "paper") else None,
+        "seconds_per_sentence": round(record["seconds"] / n, 2) if n else None,
+    }
+    if "perturbed_words" in df:
+        row["avg_perturbed_words"] = round(float(df.loc[succ, "perturbed_words"].mean()), 2) if succ.any() else None
+    examples = certificate["examples"][:n]
+    certified = [e["certified"] and e["correct"] for e in examples]
+    row["successes_on_certified"] = int(sum(bool(s) and c for s, c in zip(succ.tolist(), certified)))
+    return row
+
+
+def markdown(rows, certificates, n):
+    lines = [
+        f"First {n} MR test sentences (fewer where the sentences column says so); success % of the attacked "
+        "sentences (the paper's in brackets: SST-2, Table 2 and §A.1); `certified` = certified accuracy.",
+        "",
+        "| victim | accuracy | certified | rules | Genetic | BAE | SO-Enum | SO-Beam | SO-Random |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    by = {(r["victim"], r["recipe"], r["rules"]): r for r in rows}
+    for victim in dict.fromkeys(r["victim"] for r in rows):
+        s = certificates[victim]["summary"]
+        for rule in ("paper", "default"):
+            cells_ = []
+            for recipe in RECIPES:
+                r = by.get((victim, recipe, rule if recipe in SECOND_ORDER else "-"))
+                if r is None or r["success_%"] is None:
+                    cells_.append("–")
+                    continue
+                text = f"{r['success_%']:.1f}"
+                if r["paper_%"] is not None and rule == "paper":
+                    text += f" ({r['paper_%']:.1f})"
+                if r["sentences"] != n:
+                    text += f" [{r['sentences']}]"
+                cells_.append(text)
+            lines.append(
+                f"| {victim} | {100 * s['accuracy']:.1f} | {100 * s['certified_accuracy']:.1f} | {rule} | "
+                + " | ".join(cells_)
+                + " |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--victims", nargs="+", default=VICTIMS)
+    ap.add_argument("--recipes", nargs="+", default=RECIPES, choices=RECIPES)
+    ap.add_argument("--rules", nargs="+", default=["paper", "default"], choices=list(RULES))
+    ap.add_argument("--num-examples", type=int, default=200)
+    ap.add_argument(
+        "--examples-for",
+        nargs="*",
+        default=[],
+        metavar="RECIPE[:RULES]=N",
+        help="fewer sentences for some cells, e.g. so-enum=50 so-beam:default=100",
+    )
+    ap.add_argument("--threads", type=int, default=1, help="torch threads of each run")
+    ap.add_argument("--seed", type=int, default=765, help="TextAttack's --random-seed")
+    ap.add_argument("--out", default=str(RESULTS))
+    ap.add_argument("--only-table", action="store_true", help="rebuild the table from the finished cells only")
+    args = ap.parse_args()
+    args.examples_for = {k: int(v) for k, v in (item.split("=", 1) for item in args.examples_for)}
+    folder = Path(args.out)
+    (folder / "cells").mkdir(parents=True, exist_ok=True)
+    import pandas as pd
+
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    certificates = {v: certify(v, args.num_examples, folder, args) for v in args.victims}
+    for v, c in certificates.items():
+        s = c["summary"]
+        print(f"{v}: accuracy {100 * s['accuracy']:.1f} %, certified accuracy {100 * s['certified_accuracy']:.1f} %")
+    rows = []
+    for cell in cells(args.victims, args.recipes, args.rules):
+        n = examples_for(cell, args)
+        done = folder / "cells" / f"{cell_name(cell)}.json"
+        if args.only_table and not done.exists():
+            continue
+        record = run_cell(cell, n, folder / "cells", args)
+        record["csv"] = str(folder / "cells" / f"{cell_name(cell)}.csv")
+        rows.append(cell_row(cell, record, certificates[cell[0]]))
+        atomic_write_text(folder / "table2.json", json.dumps({"settings": vars(args), "rows": rows}, indent=2) + "\n")
+    df = pd.DataFrame(rows)
+    atomic_write_text(folder / "table2.csv", df.to_csv(index=False))
+    atomic_write_text(folder / "table2.md", markdown(rows, certificates, args.num_examples))
+    print(df.to_string(index=False))
+    unsound = df[(df["recipe"] == "alzantot-offline") & (df["successes_on_certified"] > 0)]
+    if len(unsound):
+        print(f"UNSOUND: Genetic successes on certified sentences:\n{unsound.to_string(index=False)}")
+        return 1
+    print("Genetic successes on certified sentences: 0 (every certificate held)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
