@@ -271,12 +271,11 @@ def measure_model(spec, settings, data, work, progress=True):
         extra["causal_lm"] = ConstantLM()
     elif "label_data" not in settings["sp_attack_recipe"]:  # the words' label lean from the data the model knows
         extra["label_data"] = settings["dataset"]
+    key = "sp_attack" if rule == "paper" else f"sp_attack_{rule}"  # a measurement under another rule is not reused
     sp = saved(
-        work / "sp_attack.json",
+        work / f"{key}.json",
         timed(
-            lambda: attack_measurement(
-                settings["sp_attack_recipe"], wrapper, sets.attacked, work, "sp_attack", extra, progress
-            )
+            lambda: attack_measurement(settings["sp_attack_recipe"], wrapper, sets.attacked, work, key, extra, progress)
         ),
     )
     tf = saved(
