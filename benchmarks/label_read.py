@@ -297,3 +297,56 @@ def cmd_table(args):
         doc = {"rows": out, "paper": PAPER, "examples": args.examples, "read": args.read}
         atomic_write_text(Path(args.out), json.dumps(doc, indent=2) + "\n")
         atomic_write_text(Path(args.out).with_suffix(".csv"), df.to_csv(index=False))
+
+
+# ---------------------------------------------------------------------------------------------- from-comparison
+COMPARISON_RUNS = {"sp_attack": "sp-attack", "textfooler": "textfooler-offline"}
+
+
+def cmd_from_comparison(args):
+    """The attacks a ``defend --compare`` cell measured (``WORK/<key>_rows.json``) as this benchmark's runs
+    (``label_rule_{stem}_{victim}_{recipe}_examples.csv``, and for SP-Attack its ``_run.json`` naming the rule), so
+    ``items`` and ``table`` read them like runs of ``run``: the same sentences, no second attack. Gold labels come
+    from the data set the comparison attacked (MR test by default), matched by text."""
+    import pandas as pd
+
+    from textattack_secondorder.datasets.examples import load_examples
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    labels = {t: y for t, y in load_examples(args.dataset, args.split)}
+    work = Path(args.work)
+    for path in sorted(work.glob("*_rows.json")):
+        stem = path.name[: -len("_rows.json")]
+        key = "sp_attack" if stem.startswith("sp_attack") else stem
+        if key not in COMPARISON_RUNS:
+            continue
+        rule = (stem[len("sp_attack_") :] or "paper") if key == "sp_attack" else ""  # sp_attack_<rule>, or the paper's
+        rows = json.loads(path.read_text())
+        status = {"successful": "Successful", "failed": "Failed"}
+        ex = pd.DataFrame(
+            [
+                {
+                    "row": n,
+                    "label": labels.get(r["original"], ""),
+                    "result": status.get(r.get("status"), "Skipped"),
+                    "original": r["original"],
+                    "perturbed": r.get("perturbed") or r["original"],
+                    "words_changed": r.get("words_changed", 0),
+                    "queries": r.get("queries", 0),
+                    "seconds": r.get("seconds", 0.0),
+                }
+                for n, r in enumerate(rows)
+            ]
+        )
+        missing = (ex.label == "").sum()
+        if missing:
+            raise SystemExit(f"from-comparison: {missing} sentences of {path} are not in {args.dataset}:{args.split}")
+        recipe = COMPARISON_RUNS[key]
+        if key == "sp_attack" and rule != "paper" and rule != args.sp_attack_rule:
+            continue
+        out = Path(args.out_dir) / f"label_rule_{args.stem}_{args.victim}_{recipe}_examples.csv"
+        atomic_write_text(out, ex.to_csv(index=False))
+        if recipe == "sp-attack":
+            run = {"victim": args.victim, "recipe": recipe, "label_rule": rule, "from_comparison": str(path)}
+            atomic_write_text(Path(str(out).replace("_examples.csv", "_run.json")), json.dumps(run, indent=2) + "\n")
+        print(f"{path.name}: {len(ex)} sentences, {(ex.result == 'Successful').sum()} successes -> {out}")

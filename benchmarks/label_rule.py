@@ -48,7 +48,7 @@ import sys
 import time
 from pathlib import Path
 
-from label_read import cmd_items, cmd_score, cmd_table
+from label_read import cmd_from_comparison, cmd_items, cmd_score, cmd_table
 from label_signals import (
     CHEAP_RULES,
     RESULTS,
@@ -348,6 +348,15 @@ def main():
     c.add_argument("--kappa", help="a saved κ instead (JSON/CSV of `textattack-so flip-capability`)")
     c.add_argument("--out", default=str(RESULTS / "label_rule_cost.json"))
     c.set_defaults(func=cmd_cost)
+    f = sub.add_parser("from-comparison", help="a defend --compare cell's attacks as runs (items, table)")
+    f.add_argument("--work", required=True, help="the cell's folder: OUT/work/<defense>[-seed<N>]")
+    f.add_argument("--victim", default="mr-cnn")
+    f.add_argument("--stem", default="cmp")
+    f.add_argument("--dataset", default="mr")
+    f.add_argument("--split", default="test")
+    f.add_argument("--sp-attack-rule", default="lean", help="which SP-Attack measurement: its label rule")
+    f.add_argument("--out-dir", default=str(RESULTS))
+    f.set_defaults(func=cmd_from_comparison)
     args = ap.parse_args()
     args.func(args)
 
