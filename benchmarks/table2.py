@@ -44,9 +44,27 @@ PAPER = {
     ("base", "bow"): {"alzantot-offline": 57.0, "bae-offline": 69.7, "so-enum": 95.3, "so-beam": 99.7},
     ("base", "cnn"): {"alzantot-offline": 62.0, "bae-offline": 71.0, "so-enum": 95.3, "so-beam": 99.8},
     ("base", "lstm"): {"alzantot-offline": 60.0, "bae-offline": 68.3, "so-enum": 95.8, "so-beam": 99.5},
-    ("ibp", "bow"): {"alzantot-offline": 28.0, "bae-offline": 63.1, "so-enum": 81.5, "so-beam": 88.4, "so-random": 18.8},
-    ("ibp", "cnn"): {"alzantot-offline": 23.0, "bae-offline": 64.4, "so-enum": 91.0, "so-beam": 96.0, "so-random": 22.3},
-    ("ibp", "lstm"): {"alzantot-offline": 24.0, "bae-offline": 61.0, "so-enum": 62.9, "so-beam": 77.5, "so-random": 15.2},
+    ("ibp", "bow"): {
+        "alzantot-offline": 28.0,
+        "bae-offline": 63.1,
+        "so-enum": 81.5,
+        "so-beam": 88.4,
+        "so-random": 18.8,
+    },
+    ("ibp", "cnn"): {
+        "alzantot-offline": 23.0,
+        "bae-offline": 64.4,
+        "so-enum": 91.0,
+        "so-beam": 96.0,
+        "so-random": 22.3,
+    },
+    ("ibp", "lstm"): {
+        "alzantot-offline": 24.0,
+        "bae-offline": 61.0,
+        "so-enum": 62.9,
+        "so-beam": 77.5,
+        "so-random": 15.2,
+    },
 }
 
 

@@ -212,7 +212,6 @@ def test_certify_command_writes_shares_per_example(tmp_path, monkeypatch, capsys
 
 def test_certify_refuses_bad_input_in_one_line(tmp_path, monkeypatch, capsys):
     from conftest import write_tiny_bert
-
     from textattack_secondorder.cli import main
 
     csv = _write_victim(tmp_path, monkeypatch)
