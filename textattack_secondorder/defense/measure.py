@@ -294,6 +294,8 @@ def measure_model(spec, settings, data, work, progress=True):
             )
         ),
     )
+    parts = (("accuracy", acc), ("rho", rho), ("rho_star", rho_star), ("kappa", kap))
+    parts += (("sp_attack", sp), ("textfooler", tf), ("so_beam", so))
     return {
         "accuracy": round(acc["accuracy"], 2),
         "rho": rho["rho"],
@@ -309,28 +311,6 @@ def measure_model(spec, settings, data, work, progress=True):
         "textfooler_attacked": tf["attacked"],
         "so_beam_vulnerable": so["successes"],
         "so_beam_sentences": so["sentences"],
-        "measure_cpu_seconds": {
-            k: v.get("cpu_seconds")
-            for k, v in (
-                ("accuracy", acc),
-                ("rho", rho),
-                ("rho_star", rho_star),
-                ("kappa", kap),
-                ("sp_attack", sp),
-                ("textfooler", tf),
-                ("so_beam", so),
-            )
-        },
-        "measure_seconds": {
-            k: v["measure_seconds"]
-            for k, v in (
-                ("accuracy", acc),
-                ("rho", rho),
-                ("rho_star", rho_star),
-                ("kappa", kap),
-                ("sp_attack", sp),
-                ("textfooler", tf),
-                ("so_beam", so),
-            )
-        },
+        "measure_cpu_seconds": {k: v.get("cpu_seconds") for k, v in parts},
+        "measure_seconds": {k: v["measure_seconds"] for k, v in parts},
     }
