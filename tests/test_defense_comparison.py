@@ -389,12 +389,13 @@ def test_compare_measures_every_model_on_the_same_sentences_and_resumes(
     monkeypatch.setattr(measure, "measure_model", killed)
     with pytest.raises(KeyboardInterrupt):
         comparison.run_comparison(settings, defenses, [0], out, progress=False)
-    assert light_comparison == [("rand", 0), ("a2t", 0)]
+    assert light_comparison == [("rand", 0), ("sp-defense", 0), ("a2t", 0)]  # A2T's long training last
     assert (out / "models" / "a2t-seed0" / "defense.json").exists() and (out / "rows" / "rand-seed0.json").exists()
+    assert (out / "rows" / "sp-defense-seed0.json").exists()
 
     monkeypatch.setattr(measure, "measure_model", real_measure)
     rows = comparison.run_comparison(settings, defenses, [0], out, progress=False)
-    assert light_comparison == [("rand", 0), ("a2t", 0), ("sp-defense", 0)]  # nothing trained twice
+    assert light_comparison == [("rand", 0), ("sp-defense", 0), ("a2t", 0)]  # nothing trained twice
     table = json.loads((out / "comparison.json").read_text())
     assert table == rows and [(r["defense"], r["seed"]) for r in rows] == [
         ("vanilla", None),
@@ -405,7 +406,7 @@ def test_compare_measures_every_model_on_the_same_sentences_and_resumes(
     keys = ("accuracy", "rho", "rho_star", "sp_attack_asr", "textfooler_asr", "asr1", "so_beam_per_100")
     for r in rows:
         assert all(r[k] is not None for k in keys), r
-        assert r["sp_attack_label_rule"] == "paper"
+        assert r["sp_attack_label_rule"] == "lean"  # the default rule, its label lean read from the CSV
 
     # the same sentences for every model; κ from held-out test rows, never attacked, never trained on
     def originals(cell, attack):

@@ -216,13 +216,16 @@ def test_certify_refuses_bad_input_in_one_line(tmp_path, monkeypatch, capsys):
 
     csv = _write_victim(tmp_path, monkeypatch)
     out = str(tmp_path / "o.json")
-    bert = write_tiny_bert(tmp_path / "bert", ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS, num_labels=2)
+    from transformers import BertForSequenceClassification
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS
+    bert = write_tiny_bert(tmp_path / "bert", vocab, BertForSequenceClassification, num_labels=2)
     empty = tmp_path / "empty.csv"
     empty.write_text("text,label\n")
     for argv, words in (
         (["--model", str(bert), "--dataset", str(csv)], "word victims only"),
         (["--model", "mr-nope", "--dataset", str(csv)], "unknown demo victim"),
-        (["--model", "mr-bow-ibp", "--dataset", str(empty)], "no usable examples"),
+        (["--model", "mr-bow-ibp", "--dataset", str(empty)], "no usable row: the data set is empty"),
     ):
         capsys.readouterr()
         assert main(["certify", *argv, "--out", out]) == 2

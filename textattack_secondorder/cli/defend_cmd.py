@@ -146,10 +146,9 @@ def add_embedding_args(parser):
 def run(args):
     if args.compare is not None:
         return run_compare(args)
-    from ..defense.data import defense_data
+    from ..defense.data import defense_data, screen_defense_rows
     from ..defense.defend import defend_model
     from ..models.loading import load_model_wrapper
-    from ..models.probe import screen_rows
     from ..models.token_classifier import TokenClassifier
     from ..shared.inputs import write_skipped
 
@@ -167,7 +166,7 @@ def run(args):
     purpose = {"sp-defense": "SP-Defense training", "rand": "Rand training", "a2t": "A2T's adversarial training"}
     # one line, exit code 2
     TokenClassifier.require_access(model, purpose.get(args.defense, "fine-tuning"), name=args.model)
-    train, skipped = screen_rows(train, model)
+    train, test, skipped = screen_defense_rows(train, test, model)
     info = {
         "base_model": args.model,
         "data": f"{args.dataset}:{args.split}",

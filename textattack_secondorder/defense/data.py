@@ -33,15 +33,15 @@ def defense_data(
     ``limit`` keeps the first ``limit`` training rows, after the held-out rows are taken out.
     """
     if test_dataset:
-        train = load_examples(dataset, split, text_column, label_column)
-        test = load_examples(test_dataset, "test", text_column, label_column)
+        train = load_examples(dataset, split, text_column, label_column, labelled=True)
+        test = load_examples(test_dataset, "test", text_column, label_column, labelled=True)
         source = f"{test_dataset} ({len(test)} rows)"
     elif dataset in WITH_TEST_SPLIT:
-        train = load_examples(dataset, split, text_column, label_column)
+        train = load_examples(dataset, split, text_column, label_column, labelled=True)
         test = load_examples(dataset, "test")
         source = f"{dataset} test split ({len(test)} rows)"
     else:
-        rows = load_examples(dataset, split, text_column, label_column)
+        rows = load_examples(dataset, split, text_column, label_column, labelled=True)
         k = int(round(holdout_share * len(rows))) if holdout_share else 0
         if holdout_share and len(rows) > 1:
             k = min(max(k, 1), len(rows) - 1)
@@ -54,3 +54,22 @@ def defense_data(
             else "none (--holdout-share 0)"
         )
     return (train[:limit] if limit else train), test, source
+
+
+def screen_defense_rows(train, test, model):
+    """``(train, test, skipped)``: the rows ``model`` can use (docs/methods.md §6), screened together so that a
+    bad row is reported wherever the hold-out put it and "no usable row" counts all the user's rows. A training
+    row that repeats an earlier one is skipped; a test row that repeats a training row is kept (a test set the
+    user gave is measured as given)."""
+    from ..models.probe import screen_rows
+
+    good, skipped = screen_rows(list(train) + list(test), model, indexed=True, duplicates=False)
+    first, kept, held = {}, [], []
+    for i, text, label in good:
+        if i >= len(train):
+            held.append((text, label))
+        elif first.setdefault((text, label), i) != i:
+            skipped.append((i, text, label, f"duplicate of row {first[(text, label)]} (same text and label)"))
+        else:
+            kept.append((text, label))
+    return kept, held, skipped

@@ -117,12 +117,13 @@ def probe_model(model_wrapper, texts=(), name=None):
     return check_outputs(outputs, len(batch), name).shape[1]
 
 
-def screen_rows(examples, model=None, labelled=True, indexed=False):
+def screen_rows(examples, model=None, labelled=True, indexed=False, duplicates=True):
     """Probe the victim once, then drop the rows that cannot be used (docs/methods.md §6) and say so.
 
     Returns ``(good [(text, label)], skipped [(row, text, label, reason)])`` (``indexed``: good as
     ``[(row, text, label)]``); a victim with unusable outputs raises ``ModelProbeError`` (one line,
-    exit code 2). Labels may be class numbers or the model's label names (:func:`model_label_names`);
+    exit code 2). ``duplicates=False`` keeps a row that repeats an earlier one. Labels may be class numbers or
+    the model's label names (:func:`model_label_names`);
     without a model, labels are checked for being class numbers only. No usable row at all is a
     ``UsageError`` (one line naming the reasons, exit code 2), before any work starts.
     """
@@ -130,7 +131,7 @@ def screen_rows(examples, model=None, labelled=True, indexed=False):
     if model is not None:
         num_classes = probe_model(model, [t for t, _ in examples if not bad_text_reason(t)][:2])
         names = model_label_names(model, num_classes)
-    good, skipped = screen_examples(examples, num_classes, labelled=labelled, label_names=names)
+    good, skipped = screen_examples(examples, num_classes, labelled=labelled, duplicates=duplicates, label_names=names)
     if not good:
         raise UsageError(
             "no usable row: the data set is empty"
