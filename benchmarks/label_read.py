@@ -342,7 +342,7 @@ def cmd_from_comparison(args):
         if missing:
             raise SystemExit(f"from-comparison: {missing} sentences of {path} are not in {args.dataset}:{args.split}")
         recipe = COMPARISON_RUNS[key]
-        if key == "sp_attack" and rule != "paper" and rule != args.sp_attack_rule:
+        if key == "sp_attack" and rule != args.sp_attack_rule:
             continue
         out = Path(args.out_dir) / f"label_rule_{args.stem}_{args.victim}_{recipe}_examples.csv"
         atomic_write_text(out, ex.to_csv(index=False))
