@@ -419,6 +419,9 @@ def test_compare_measures_every_model_on_the_same_sentences_and_resumes(
     kappa_texts = {t for t, _ in data["sets"].kappa}
     assert kappa_texts and not kappa_texts & set(attacked["vanilla"])
     assert not kappa_texts & {t for t, _ in data["train"]}
+    # SP-Attack's label rule reads the word lean from the training rows only, never the attacked or κ rows
+    lean_rows = set(pd.read_csv(out / "label_data.csv").text)
+    assert lean_rows == {t for t, _ in data["train"]} and not lean_rows & (kappa_texts | set(attacked["vanilla"]))
     kappa = json.loads((out / "work" / "rand-seed0" / "kappa_attack.json").read_text())
     assert kappa["settings"]["examples"] == len(kappa_texts)
     md = (out / "comparison.md").read_text()

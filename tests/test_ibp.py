@@ -257,3 +257,16 @@ def test_word_vectors_train_only_when_asked():
     assert torch.equal(frozen.embeddings.weight[row], start)
     assert not torch.equal(trained.embeddings.weight[row], start)
     assert trained.word_layer is not None and frozen.word_layer is None and metrics["train_embeddings"]
+
+
+def test_defend_on_a_word_victim_says_what_sp_defense_did_on_word_models(tmp_path, monkeypatch, capsys):
+    """SP-Defense has not reliably lowered SP-Attack's success on the package's word models (issue 53): ``defend``
+    says so after training one, with the measured figures, instead of handing back a model silently."""
+    from textattack_secondorder.cli import main
+    from textattack_secondorder.cli.defend_cmd import WORD_MODEL_CAVEAT
+
+    csv = _write_victim(tmp_path, monkeypatch)
+    out = tmp_path / "defended"
+    argv = ["defend", "--model", "mr-bow-ibp", "--dataset", str(csv), "--steps", "2", "--batch-size", "4"]
+    assert main([*argv, "--out", str(out)]) == 0
+    assert WORD_MODEL_CAVEAT in capsys.readouterr().out and (out / "defense.json").is_file()

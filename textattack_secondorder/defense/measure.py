@@ -233,6 +233,22 @@ def attack_measurement(recipe, wrapper, examples, work, key, extra=None, progres
     return {**attack_summary(rows), "recipe": recipe}
 
 
+def label_data(settings, data, folder):
+    """Where SP-Attack's label rule reads the words' label lean (docs/methods.md §2.5): a named data set as
+    itself (its training split); a user's CSV as the comparison's training rows only, written once to
+    ``folder/label_data.csv`` (its held-out rows are attacked and give κ, so they must not teach the rule)."""
+    if not str(settings["dataset"]).lower().endswith(".csv"):
+        return settings["dataset"]
+    path = Path(folder) / "label_data.csv"
+    if not path.exists():
+        import pandas as pd
+
+        from ..shared.files import atomic_write_text
+
+        atomic_write_text(path, pd.DataFrame(data["train"], columns=["text", "label"]).to_csv(index=False))
+    return str(path)
+
+
 def measure_model(spec, settings, data, work, progress=True):
     """Every measurement of the model ``spec`` (the row's figures), each kept in ``work`` (module docstring)."""
     from ..models.loading import load_model_wrapper
@@ -269,7 +285,7 @@ def measure_model(spec, settings, data, work, progress=True):
     rule = sp_attack_label_rule(settings["sp_attack_recipe"])
     extra = {"kappa": str(kappa_path), "causal_lm": ConstantLM()}
     if rule != "paper" and "label_data" not in settings["sp_attack_recipe"]:  # the label lean of the model's data
-        extra["label_data"] = settings["dataset"]
+        extra["label_data"] = label_data(settings, data, work.parent.parent)
     key = "sp_attack" if rule == "paper" else f"sp_attack_{rule}"  # a measurement under another rule is not reused
     sp = saved(
         work / f"{key}.json",
