@@ -257,8 +257,8 @@ def test_the_beam_leaves_out_what_the_causal_lm_already_refused():
 
 
 def test_so_beam_checks_the_part_of_speech_before_the_victim_scores_a_neighbour(monkeypatch):
-    """neighbor_pos_first (default): a neighbour whose changed word lost its tag ('one good movie': CD for DT)
-    never reaches the victim, and the finding is the one the after-scoring check gives."""
+    """neighbor_pos_first=True (an option, off by default): a neighbour whose changed word lost its tag ('one good
+    movie': CD for DT) never reaches the victim, and the finding is the one the after-scoring check gives."""
     found = {}
     for first in (True, False):
         res, attack = attack_one("a good movie", monkeypatch, neighbor_pos_first=first)

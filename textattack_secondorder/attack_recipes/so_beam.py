@@ -46,10 +46,11 @@ class SOBeam(SORecipe):
             50_000, "model queries per example, x and x ⊕ p counted separately (reference code: 50,000)", low=1
         ),
         neighbor_pos_first=Param(
-            True,
-            "natural neighbour rule: check every neighbour's part of speech before the victim scores it (a neighbour "
-            "that fails can neither be reported nor stand in the beam); False checks only the vulnerable ones and "
-            "the beam's survivors, after scoring (docs/methods.md §9.4)",
+            False,
+            "natural neighbour rule: True checks every neighbour's part of speech before the victim scores it (a "
+            "neighbour that fails can neither be reported nor stand in the beam: fewer queries of a costly victim, "
+            "but every neighbour tagged); False checks only the vulnerable ones and the beam's survivors, after "
+            "scoring (docs/methods.md §9.4)",
         ),
         patience=Param(
             None,
