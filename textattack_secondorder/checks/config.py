@@ -9,7 +9,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 
-from ..models.catalogue import VICTIMS
+from ..models.catalogue import VICTIMS, unknown_victim
 from .base import COUNT, NON_NEGATIVE, Allowed, ConfigError
 from .registry import CHECKS
 
@@ -217,8 +217,8 @@ def _check_model(spec):
                 f"model: file {path!r} not found; valid: a demo victim ({', '.join(VICTIMS)}), a model "
                 "folder, file.py[^variable] or a hub id"
             )
-    elif spec.startswith("mr-") and spec not in VICTIMS and not os.path.isdir(spec):
-        raise ConfigError(f"model: unknown demo victim {spec!r}; valid: {', '.join(VICTIMS)}")
+    elif unknown_victim(spec):
+        raise ConfigError(f"model: {unknown_victim(spec)}")
 
 
 def load_config(path):

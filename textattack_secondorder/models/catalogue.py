@@ -5,6 +5,7 @@ names from here, before anything loads.
 """
 
 import dataclasses
+import os
 
 # GloVe's 30,000 most frequent words join the training vocabulary: the embedding is frozen, so
 # words the attack swaps in (or test words) that training never saw keep their meaning instead of
@@ -75,3 +76,11 @@ VICTIMS = {
         ),
     ]
 }
+
+
+def unknown_victim(spec):
+    """Why ``spec`` names no demo victim though it looks like one (``mr-...``, and no folder of that name), in
+    words; ``None`` otherwise. Every place that takes a victim name says it the same way."""
+    if isinstance(spec, str) and spec.startswith("mr-") and spec not in VICTIMS and not os.path.isdir(spec):
+        return f"unknown demo victim {spec!r}; valid: {', '.join(VICTIMS)}"
+    return None

@@ -15,6 +15,7 @@ from textattack.shared.utils import load_module_from_file
 from ..resources.resolution import hub_available, in_hf_cache
 from ..shared.device import resolve_device, torch_dtype
 from ..shared.errors import UsageError
+from .catalogue import unknown_victim
 from .victims import VICTIMS, load_model_and_tokenizer, load_victim
 from .wrappers import SOModelWrapper, fast_model_wrapper
 
@@ -112,8 +113,8 @@ def load_model_wrapper(spec, device=None, batch_size=64, dtype=None):
         return wrapper
     if spec in VICTIMS:
         return load_victim(spec, device=device, batch_size=batch_size, dtype=dtype)
-    if not os.path.isdir(spec) and spec.startswith("mr-"):
-        raise ModelLoadError(f"unknown demo victim {spec!r}; valid: {', '.join(VICTIMS)}")
+    if unknown_victim(spec):
+        raise ModelLoadError(unknown_victim(spec))
     # a local Hugging Face directory (our saved victims included) or, online, a hub model id
     model, tokenizer = load_classifier(spec, dtype)
     return SOModelWrapper(model, tokenizer, device=device, batch_size=batch_size)

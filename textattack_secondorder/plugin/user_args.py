@@ -23,7 +23,7 @@ from textattack.models.wrappers import HuggingFaceModelWrapper
 
 from ..datasets.csv_dataset import CSVDataset, is_csv_spec
 from ..models import victims
-from ..models.catalogue import VICTIMS
+from ..models.catalogue import VICTIMS, unknown_victim
 from ..models.loading import check_classifier_spec, load_error
 from ..models.wrappers import fast_model_wrapper
 from ..shared.errors import UsageError
@@ -60,8 +60,8 @@ def extend_model_args():
         if isinstance(name, str) and not getattr(args, "model_from_file", None) and not os.path.exists(name):
             if name in VICTIMS:
                 args.model = str(victims.victim_dir(name))  # a demo victim by name (trained on first use)
-            elif name.startswith("mr-"):
-                raise UsageError(f"--model {name}: unknown demo victim; valid: {', '.join(VICTIMS)}")
+            elif unknown_victim(name):
+                raise UsageError(f"--model: {unknown_victim(name)}")
         spec = _hf_model_spec(args)
         if spec is not None:
             check_classifier_spec(spec)
