@@ -62,6 +62,7 @@ def screen_defense_rows(train, test, model):
     row that repeats an earlier one is skipped; a test row that repeats a training row is kept (a test set the
     user gave is measured as given)."""
     from ..models.probe import screen_rows
+    from ..shared.inputs import duplicate_reason
 
     good, skipped = screen_rows(list(train) + list(test), model, indexed=True, duplicates=False)
     first, kept, held = {}, [], []
@@ -69,7 +70,7 @@ def screen_defense_rows(train, test, model):
         if i >= len(train):
             held.append((text, label))
         elif first.setdefault((text, label), i) != i:
-            skipped.append((i, text, label, f"duplicate of row {first[(text, label)]} (same text and label)"))
+            skipped.append((i, text, label, duplicate_reason(first[(text, label)])))
         else:
             kept.append((text, label))
     return kept, held, skipped

@@ -172,8 +172,13 @@ class RowScreen:
             key = (tuple(text.items()) if isinstance(text, dict) else text, label)
             first = self._seen.setdefault(key, self.rows)
             if first != self.rows:
-                return label, f"duplicate of row {first} (same text and label)"
+                return label, duplicate_reason(first)
         return label, None
+
+
+def duplicate_reason(first):
+    """Why a row that repeats row ``first`` (same text and label) is skipped."""
+    return f"duplicate of row {first} (same text and label)"
 
 
 def screen_examples(examples, num_classes=None, labelled=True, duplicates=True, label_names=None):
