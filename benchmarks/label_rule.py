@@ -55,6 +55,7 @@ from label_signals import (
     RULES,
     Signals,
     cached_probe,
+    mr_synonym_lean,
     pick,
     probe_path,
     vader_lexicon,
@@ -80,6 +81,24 @@ def add_lexicon(args):
         df["lex_shift"] = [abs(a - b) if k else "" for a, b, k in zip(df.lex_new, df.lex_old, ok)]
         atomic_write_text(Path(path), df.to_csv(index=False))
         print(f"{path}: lexicon valence added to {int(ok.sum())} rows")
+
+
+def add_synonym_lean(args):
+    """Adds ``lean_syn_shift`` (the shift of the label lean pooled with each word's synonyms, rule
+    ``'lean-synonyms'``) to run CSVs recorded before the signal was."""
+    import pandas as pd
+
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    pooled = mr_synonym_lean()
+    for path in args.csv:
+        df = pd.read_csv(path, keep_default_na=False)
+        if "old" not in df.columns:
+            continue
+        ok = df.old.astype(str) != ""
+        df["lean_syn_shift"] = [pooled.shift(o, n) if k else "" for o, n, k in zip(df.old, df.new, ok)]
+        atomic_write_text(Path(path), df.to_csv(index=False))
+        print(f"{path}: synonym-pooled lean shift added to {int(ok.sum())} rows")
 
 
 # ---------------------------------------------------------------------------------------------- run
@@ -115,7 +134,7 @@ def cmd_run(args):
     probe = cached_probe(encoder, probe_data, probe_path(args.split, args.start, args.count))
     judge_rule = build_patch_rule("judge")
     judge = judge_rule.constraints[-1]
-    signals = Signals(lean, probe, encoder, judge, load_pos_tagger(), wordnet_antonyms())
+    signals = Signals(lean, probe, encoder, judge, load_pos_tagger(), wordnet_antonyms(), mr_synonym_lean())
 
     model = load_victim(args.victim, train_if_missing=False)
     params = {}
@@ -338,6 +357,9 @@ def main():
     x = sub.add_parser("lexicon", help="add VADER's valence of each swapped word to run CSVs (after the run)")
     x.add_argument("csv", nargs="+", help="a run's *_successes.csv or *_examples.csv")
     x.set_defaults(func=add_lexicon)
+    y = sub.add_parser("synonym-lean", help="add the synonym-pooled label lean's shift to run CSVs (after the run)")
+    y.add_argument("csv", nargs="+", help="a run's *_successes.csv or *_examples.csv")
+    y.set_defaults(func=add_synonym_lean)
     c = sub.add_parser("cost", help="SP-Attack's seconds per attacked example under each rule, alternating")
     c.add_argument("--victim", default="mr-cnn")
     c.add_argument("--rules", nargs="+", default=["paper", "lean"])

@@ -21,6 +21,7 @@ RULES = {
     "cos0.9": "cos > 0.9",
     "lean1": "cos > 0.8, no negator in or out, label-lean shift <= 1 nat",
     "lean05": "cos > 0.8, no negator in or out, label-lean shift <= 0.5 nat",
+    "leansyn1": "lean1, and the label lean pooled with each word's synonyms shifts <= 1 nat ('lean-synonyms')",
     "lean1-tag": "lean1 and the word's Penn tag kept (two letters)",
     "lexicon": "cos > 0.8, no negator in or out, neither word has a VADER valence of 1 or more (task-specific)",
     "lean1-lexicon": "lean1 and lexicon",
@@ -49,6 +50,12 @@ def keeps(rule, r):
         return cos_ok and no_neg and r["lean_shift"] <= 1.0
     if rule == "lean05":
         return cos_ok and no_neg and r["lean_shift"] <= 0.5
+    if rule == "leansyn1":
+        try:
+            pooled = float(r["lean_syn_shift"])
+        except (KeyError, TypeError, ValueError):  # a run recorded before the signal (label_rule.py synonym-lean)
+            return False
+        return cos_ok and no_neg and r["lean_shift"] <= 1.0 and pooled <= 1.0
     if rule in ("lexicon", "lean1-lexicon"):
         try:
             calm = abs(float(r["lex_old"])) < 1.0 and abs(float(r["lex_new"])) < 1.0
@@ -107,7 +114,7 @@ def system_of(path):
 class Signals:
     """The candidate signals of a one-word swap, from the models and tables loaded once."""
 
-    def __init__(self, lean, probe, encoder, judge, tagger, antonyms):
+    def __init__(self, lean, probe, encoder, judge, tagger, antonyms, synonym_lean):
         self.lean, self.probe, self.encoder, self.judge, self.tagger, self.antonyms = (
             lean,
             probe,
@@ -116,6 +123,7 @@ class Signals:
             tagger,
             antonyms,
         )
+        self.synonym_lean = synonym_lean
 
     def rows(self, original, label, transformed):
         """One dict of the cheap signals per one-word swap of ``transformed`` (AttackedTexts) of ``original``."""
@@ -144,6 +152,7 @@ class Signals:
                     "lean_old": float(self.lean.lean(old)[at]),
                     "lean_new": float(self.lean.lean(new)[at]),
                     "lean_shift": self.lean.shift(old, new),
+                    "lean_syn_shift": self.synonym_lean.shift(old, new),
                     "negation": is_negator(old) != is_negator(new),
                     "tag_old": tag0,
                     "tag_new": tag1,
@@ -176,6 +185,16 @@ class Signals:
             }
             for k in range(len(transformed))
         ]
+
+
+def mr_synonym_lean():
+    """The label lean of MR's training sentences pooled with each word's counter-fitted synonyms (the package's
+    list), as SP-Attack's ``'lean-synonyms'`` rule reads it."""
+    from textattack_secondorder.datasets.label_words import SynonymLabelLean
+    from textattack_secondorder.datasets.mr import load_mr
+    from textattack_secondorder.resources.synonyms import SynonymList
+
+    return SynonymLabelLean.from_examples(load_mr("train"), SynonymList(), name="mr:train")
 
 
 def wordnet_antonyms():

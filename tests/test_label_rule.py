@@ -11,7 +11,7 @@ from textattack_secondorder.attack_recipes import SPAttack
 from textattack_secondorder.constraints.label_lean import LabelLeanShift
 from textattack_secondorder.constraints.label_rules import build_label_rule
 from textattack_secondorder.constraints.negation_swap import NegationSwap, is_negator
-from textattack_secondorder.datasets.label_words import LabelLean
+from textattack_secondorder.datasets.label_words import LabelLean, SynonymLabelLean
 from textattack_secondorder.evaluation.flip_capability import FlipCapability, FlipCapabilityResult
 from textattack_secondorder.metrics.asr1 import ASR1
 from textattack_secondorder.metrics.label_rule import ROW
@@ -58,6 +58,27 @@ def test_planted_reversal_is_refused_by_the_lean_rule_and_kept_by_the_papers():
     assert build_label_rule("paper").kept(x, [reversal, neutral]) == [reversal, neutral]
     # taking out the sentence's own evidence is refused too ("superb" -> an unseen word)
     assert rule.kept(x, [swap(x.text, 3, "zebra")]) == []
+
+
+def test_rare_words_borrow_their_synonyms_lean_and_the_reversal_through_them_is_refused():
+    # "dreary" and "splendid" occur once: alone they lean nowhere, pooled with "bad" / "superb" they lean far apart
+    data = DATA + [("a dreary plot", 0), ("a splendid score", 1)]
+    synonyms = {"dreary": ["bad", "dull"], "splendid": ["superb"], "plot": ["storyline"]}
+    lean, pooled = LabelLean.from_examples(data), SynonymLabelLean.from_examples(data, synonyms)
+    assert lean.shift("dreary", "splendid") == 0.0
+    assert (
+        pooled.lean("splendid")[1] > 1.0 and pooled.lean("dreary")[0] > 1.0 and pooled.shift("dreary", "splendid") > 2
+    )
+    assert pooled.lean("zebra").tolist() == [0.0, 0.0]  # neither it nor a synonym seen
+    assert pooled.lean("Superb").tolist() == pooled.lean("superb").tolist()
+    x = AttackedText("the plot was dreary and the score thin")
+    reversal, neutral = swap(x.text, 3, "splendid"), swap(x.text, 1, "zebra")
+    assert build_label_rule("lean", lean=lean).kept(x, [reversal, neutral]) == [reversal, neutral]
+    rule = build_label_rule("lean-synonyms", lean=lean, synonym_lean=pooled)
+    assert rule.kept(x, [reversal, neutral]) == [neutral]
+    assert "also pooled with each word's synonyms" in rule.describe()
+    with pytest.raises(ValueError, match="synonym-pooled"):
+        build_label_rule("lean-synonyms", lean=lean)
 
 
 def test_negators_in_or_out_are_refused_and_swapped_among_themselves_kept():
@@ -132,7 +153,7 @@ def test_sp_attack_reports_the_reversal_under_the_papers_rule_and_not_under_lean
     assert isinstance(lean, SuccessfulAttackResult)
     words = lean.perturbed_result.attacked_text.words
     assert "bad" not in words and "zebra" in words and "superb" in words  # zebra put in, superb left alone
-    assert lean_attack.summary_metrics[ROW].calculate([]).startswith("lean (no negator in or out")
+    assert lean_attack.summary_metrics[ROW].calculate([]).startswith("lean-synonyms (no negator in or out")
     paper_attack = sp_attack(tmp_path, label_rule="paper")
     assert paper_attack.summary_metrics[ROW].calculate([]) == "paper (cosine > 0.8 only)"
 
@@ -156,7 +177,7 @@ def test_unknown_label_rule_is_one_line_naming_the_choices():
 
     with pytest.raises(RecipeParameterError) as e:
         SPAttack.build(Planted(), kappa=kappa(["bad"]), label_rule="strict")
-    assert "label_rule='strict' is not allowed: choose one of 'lean', 'paper'" in str(e.value)
+    assert "label_rule='strict' is not allowed: choose one of 'lean-synonyms', 'lean', 'paper'" in str(e.value)
     assert "\n" not in str(e.value)
 
 
@@ -166,7 +187,7 @@ def test_unknown_label_rule_on_the_command_line_exits_2_in_one_line(capfd):
     )
     assert code == 2
     lines = [line for line in err.strip().splitlines() if line.strip()]
-    assert len(lines) == 1 and "choose one of 'lean', 'paper'" in lines[0]
+    assert len(lines) == 1 and "choose one of 'lean-synonyms', 'lean', 'paper'" in lines[0]
 
 
 def test_label_data_without_labels_is_one_line(tmp_path):
@@ -204,7 +225,7 @@ def test_asr1_label_rule_flag_unknown_is_one_line_exit_2(capsys):
     assert main(["attack", "--asr1-label-rule", "strict", "--recipe", "textfooler"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--asr1-label-rule: label_rule='strict' is not a label rule" in err
-    assert "choose one of 'lean', 'paper'" in err
+    assert "choose one of 'lean-synonyms', 'lean', 'paper'" in err
 
 
 # ----------------------------------------------------------------------------- blind-read benchmark's score

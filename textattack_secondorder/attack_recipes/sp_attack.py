@@ -20,9 +20,10 @@ refused for a model without 2 outputs) and caches it under a content key
 (``evaluation/flip_capability/cache.py``); later runs with the same model and data reuse it.
 
 A success counts only when the swap keeps the sentence's label (``label_rule``, docs/methods.md §2.5): by
-default (``'lean'``) a candidate that puts in or takes out a negator, or that moves the sentence's words more
-than ``label_max_shift`` nats towards some label in the victim's training sentences (``label_data``, default
-``kappa_dataset``'s training split), is never sent to the victim; ``label_rule='paper'`` is the paper's rule
+default (``'lean-synonyms'``) a candidate that puts in or takes out a negator, or that moves the sentence's words
+more than ``label_max_shift`` nats towards some label in the victim's training sentences (``label_data``, default
+``kappa_dataset``'s training split), each word read alone and pooled with its counter-fitted synonyms, is never
+sent to the victim; ``label_rule='lean'`` reads each word alone only, ``label_rule='paper'`` is the paper's rule
 (cosine > 0.8 only). The summary table names the rule.
 """
 
@@ -73,16 +74,19 @@ class SPAttack(SORecipe):
         "kappa_m": Param(512, "when κ is computed here: EUBA early stop m (paper default 512)", low=1),
         "label_rule": Param(
             DEFAULT_LABEL_RULE,
-            "which successes keep the label (docs/methods.md §2.5): 'lean' (no negator in or out, the words' label "
-            "lean moves <= label_max_shift nats) or 'paper' (cosine > 0.8 only)",
+            "which successes keep the label (docs/methods.md §2.5): 'lean-synonyms' (no negator in or out, the words' "
+            "label lean, alone and pooled with their synonyms, moves <= label_max_shift nats), 'lean' (the words "
+            "alone) or 'paper' (cosine > 0.8 only)",
             choices=tuple(LABEL_RULES),
         ),
         "label_max_shift": Param(
-            LEAN_MARGIN, "label rule 'lean': largest shift of the words' label lean, nats (Eq. 6's margin: 1)", low=0.0
+            LEAN_MARGIN,
+            "label rules 'lean*': largest shift of the words' label lean, nats (Eq. 6's margin: 1)",
+            low=0.0,
         ),
         "label_data": Param(
             None,
-            "label rule 'lean': the victim's training sentences ('mr' or a CSV with text,label; None = kappa_dataset)",
+            "label rules 'lean*': the victim's training sentences ('mr' or a CSV with text,label; None = kappa_dataset)",
         ),
         "device": Param(None, "device for the encoder / language model"),
     }
@@ -143,7 +147,7 @@ class SPAttack(SORecipe):
 
     @classmethod
     def label_rule(cls, p):
-        """The run's :class:`~..constraints.label_rules.LabelRule`; ``'lean'`` reads the words' label lean from
+        """The run's :class:`~..constraints.label_rules.LabelRule`; ``'lean*'`` read the words' label lean from
         ``label_data`` (default: ``kappa_dataset``) training sentences (docs/methods.md §2.5)."""
         data = p["label_data"] if p["label_data"] is not None else p["kappa_dataset"]
         try:

@@ -7,24 +7,28 @@ TextAttack constraints on ``x'`` against ``x``, cheapest first; SP-Attack's reci
 ``label_rule`` parameter), so a candidate the rule refuses is never sent to the victim, and ASR1
 (:class:`~..metrics.asr1.ASR1`) can count a one-word success of any attack only when the rule keeps it:
 
-* ``"lean"`` (SP-Attack's default): :class:`NegationSwap` (no negator put in or taken out), then
-  :class:`LabelLeanShift` (the swap moves the words' lean to some label in the victim's training sentences by at
-  most ``max_shift`` nats; Eq. 6's margin, 1 nat, by default).
+* ``"lean-synonyms"`` (SP-Attack's default): ``"lean"``, then the same check on each word's lean pooled with its
+  counter-fitted synonyms (:class:`~..datasets.label_words.SynonymLabelLean`: a word too rare in the training
+  sentences to lean anywhere borrows the counts of its synonyms).
+* ``"lean"``: :class:`NegationSwap` (no negator put in or taken out), then :class:`LabelLeanShift` (the swap moves
+  the words' lean to some label in the victim's training sentences by at most ``max_shift`` nats; Eq. 6's margin,
+  1 nat, by default).
 * ``"paper"``: no check beyond the paper's similarity (sentence-encoder cosine > 0.8, in SP-Attack's search).
 
 What each signal was measured to tell, and the blind reads the rule was chosen from, are in docs/methods.md §2.5.
 """
 
 from ..datasets.examples import load_examples
-from ..datasets.label_words import LabelLean
+from ..datasets.label_words import LabelLean, SynonymLabelLean, label_word_counts
 from .label_lean import LEAN_MARGIN, LabelLeanShift
 from .negation_swap import NegationSwap
 
 LABEL_RULES = {
+    "lean-synonyms": "'lean', and the lean of each word pooled with its counter-fitted synonyms moves <= max_shift",
     "lean": "no negator put in or taken out; the words' label lean in the training data moves <= max_shift nats",
     "paper": "the paper's rule: sentence-encoder cosine > 0.8 only",
 }
-DEFAULT_LABEL_RULE = "lean"
+DEFAULT_LABEL_RULE = "lean-synonyms"
 
 
 class LabelRule:
@@ -59,9 +63,11 @@ class LabelRule:
         return f"LabelRule({self.name!r}{', ' + inner if inner else ''})"
 
 
-def build_label_rule(name=DEFAULT_LABEL_RULE, lean=None, max_shift=LEAN_MARGIN):
+def build_label_rule(name=DEFAULT_LABEL_RULE, lean=None, max_shift=LEAN_MARGIN, synonym_lean=None):
     """The label rule called ``name``. ``lean``: a :class:`~..datasets.label_words.LabelLean` of the victim's
-    training sentences (needed by ``"lean"``); ``max_shift``: its largest shift kept, in nats."""
+    training sentences (needed by ``"lean"`` and ``"lean-synonyms"``); ``synonym_lean``: a
+    :class:`~..datasets.label_words.SynonymLabelLean` of the same sentences (needed by ``"lean-synonyms"``);
+    ``max_shift``: the largest shift kept, in nats."""
     if name not in LABEL_RULES:  # the recipe checks its parameter first (attack_recipes/sp_attack.py); Python callers
         raise ValueError(f"label_rule={name!r} is not a label rule; choose one of {', '.join(map(repr, LABEL_RULES))}")
     if name == "paper":
@@ -69,11 +75,14 @@ def build_label_rule(name=DEFAULT_LABEL_RULE, lean=None, max_shift=LEAN_MARGIN):
     if lean is None:
         raise ValueError(f"label rule {name!r} needs the label lean of the victim's training sentences")
     source = f", {lean.name}" if lean.name else ""
-    return LabelRule(
-        name,
-        [NegationSwap(), LabelLeanShift(lean, max_shift=max_shift)],
-        settings=f"no negator in or out; label-lean shift <= {max_shift:g} nat{source}",
-    )
+    constraints = [NegationSwap(), LabelLeanShift(lean, max_shift=max_shift)]
+    settings = f"no negator in or out; label-lean shift <= {max_shift:g} nat"
+    if name == "lean-synonyms":
+        if synonym_lean is None:
+            raise ValueError(f"label rule {name!r} needs the synonym-pooled label lean of the training sentences")
+        constraints.append(LabelLeanShift(synonym_lean, max_shift=max_shift))
+        settings += ", also pooled with each word's synonyms"
+    return LabelRule(name, constraints, settings=settings + source)
 
 
 def label_rule_for_data(name=DEFAULT_LABEL_RULE, data="mr", max_shift=LEAN_MARGIN):
@@ -89,5 +98,12 @@ def label_rule_for_data(name=DEFAULT_LABEL_RULE, data="mr", max_shift=LEAN_MARGI
         raise ValueError(f"label data {data!r} cannot be read: {e.strerror or e}") from None
     if not any(y is not None for _, y in examples):
         raise ValueError(f"label data {data!r} has no labels; pass a CSV with text,label columns")
-    lean = LabelLean.from_examples(examples, name=f"{data}:train" if data == "mr" else str(data))
-    return build_label_rule(name, lean=lean, max_shift=max_shift)
+    labelled = [(t, y) for t, y in examples if y is not None]
+    source = f"{data}:train" if data == "mr" else str(data)
+    lean = LabelLean.from_examples(labelled, name=source)
+    pooled = None
+    if name == "lean-synonyms":
+        from ..resources.synonyms import SynonymList
+
+        pooled = SynonymLabelLean(label_word_counts(labelled), SynonymList(), name=source)
+    return build_label_rule(name, lean=lean, max_shift=max_shift, synonym_lean=pooled)

@@ -14,15 +14,35 @@ import numpy as np
 from textattack.shared import AttackedText
 
 
-def label_log_frequencies(examples, min_count=2):
-    """``{label: {word: log freq(word, label)}}``: add-one smoothed relative frequencies of the lower-cased,
-    letters-only words that occur at least ``min_count`` times in the sentences of some label."""
+def label_word_counts(examples):
+    """``{label: Counter(word)}``: how often each lower-cased word occurs in the sentences of each label."""
     counts = {}
     for text, label in examples:
         counts.setdefault(label, Counter()).update(w.lower() for w in AttackedText(text).words)
-    vocab = {w for c in counts.values() for w, n in c.items() if n >= min_count and w.isalpha()}
+    return counts
+
+
+def _vocabulary(counts, min_count):
+    """The letters-only words that occur at least ``min_count`` times in the sentences of some label."""
+    return {w for c in counts.values() for w, n in c.items() if n >= min_count and w.isalpha()}
+
+
+def label_log_frequencies(examples, min_count=2):
+    """``{label: {word: log freq(word, label)}}``: add-one smoothed relative frequencies of the lower-cased,
+    letters-only words that occur at least ``min_count`` times in the sentences of some label."""
+    counts = label_word_counts(examples)
+    vocab = _vocabulary(counts, min_count)
     totals = {y: sum(c.values()) for y, c in counts.items()}
     return {y: {w: math.log((c[w] + 1) / (totals[y] + len(vocab))) for w in vocab} for y, c in counts.items()}
+
+
+def _margins(logf):
+    """Eq. 6's margin of every label over the others, ``logf[..., c] − max_{c' ≠ c} logf[..., c']`` (the last
+    axis: the labels' log frequencies)."""
+    out = np.empty_like(logf)
+    for c in range(logf.shape[-1]):
+        out[..., c] = logf[..., c] - np.delete(logf, c, axis=-1).max(axis=-1)
+    return out
 
 
 class LabelLean:
@@ -45,11 +65,7 @@ class LabelLean:
         words = sorted(set().union(*(set(v) for v in logf.values())))
         table = np.array([[logf[y].get(w, 0.0) for y in self.labels] for w in words], dtype=np.float64)
         table = table.reshape(len(words), len(self.labels))  # no word frequent enough: an empty table
-        # lean of label c: its log frequency minus the largest of the others'
-        lean = np.empty_like(table)
-        for c in range(len(self.labels)):
-            lean[:, c] = table[:, c] - np.delete(table, c, axis=1).max(axis=1)
-        self._lean = dict(zip(words, lean))
+        self._lean = dict(zip(words, _margins(table)))
         self._zero = np.zeros(len(self.labels))
 
     @classmethod
@@ -68,3 +84,58 @@ class LabelLean:
 
     def __repr__(self):
         return f"LabelLean({self.name or 'data'}, {len(self._lean)} words, labels {self.labels})"
+
+
+class SynonymLabelLean:
+    """The label lean of a word *together with its synonyms* (docs/methods.md §2.5, rule ``'lean-synonyms'``).
+
+    A word that a few thousand training sentences hold once or twice ("feeble", "satisfying", "heartfelt")
+    leans nowhere in :class:`LabelLean`, so a swap that reverses the sentence through it passes. Its
+    counter-fitted synonyms are mostly seen more often and carry the same opinion ("feeble": weak, frail,
+    flimsy; "satisfying": gratifying, rewarding), and the list keeps antonyms apart. This lean pools the counts:
+    ``freq(S(w), c) = Σ_{v ∈ {w} ∪ N(w)} count(v, c)``, smoothed and compared across labels as Eq. 6 compares a
+    single word's, ``lean_S(w)[c] = log freq(S(w), c) − max_{c' ≠ c} log freq(S(w), c')``. A pool seen fewer
+    than ``min_count`` times leans nowhere.
+
+    Args:
+        counts: ``{label: Counter(word)}`` (:func:`label_word_counts`).
+        synonyms: ``{word: [synonyms]}``-like (``.get(word, ())``), e.g. the package's counter-fitted list.
+        name: where the counts come from (said in the summary row).
+    """
+
+    def __init__(self, counts, synonyms, name=None, min_count=2):
+        if len(counts) < 2:
+            raise ValueError(f"label lean needs sentences of at least 2 labels, got {len(counts)}")
+        self.labels = sorted(counts, key=str)
+        self.name = name
+        self.synonyms = synonyms
+        self.min_count = min_count
+        self._counts = [counts[y] for y in self.labels]
+        vocab = len(_vocabulary(counts, min_count))
+        self._denominators = np.array([sum(c.values()) + vocab for c in self._counts], dtype=np.float64)
+        self._zero = np.zeros(len(self.labels))
+        self._cache = {}
+
+    @classmethod
+    def from_examples(cls, examples, synonyms, name=None, min_count=2):
+        """The pooled lean of ``examples`` (``(text, label)`` pairs; rows without a label are left out)."""
+        return cls(label_word_counts([(t, y) for t, y in examples if y is not None]), synonyms, name, min_count)
+
+    def lean(self, word):
+        """``lean_S(word)`` over :attr:`labels` (zeros when the word and its synonyms are rarer than ``min_count``)."""
+        word = word.lower()
+        if word not in self._cache:
+            pool = {word, *(s.lower() for s in self.synonyms.get(word, ()))}
+            n = np.array([sum(c[v] for v in pool) for c in self._counts], dtype=np.float64)
+            self._cache[word] = (
+                self._zero if n.sum() < self.min_count else _margins(np.log((n + 1) / self._denominators))
+            )
+        return self._cache[word]
+
+    def shift(self, old, new):
+        """How far the swap ``old -> new`` moves the pooled lean towards some label, in nats (as
+        :meth:`LabelLean.shift`)."""
+        return float(np.max(self.lean(new) - self.lean(old)))
+
+    def __repr__(self):
+        return f"SynonymLabelLean({self.name or 'data'}, labels {self.labels})"
