@@ -81,12 +81,12 @@ class SPAttack(SORecipe):
         ),
         "label_max_shift": Param(
             LEAN_MARGIN,
-            "label rules 'lean*': largest shift of the words' label lean, nats (Eq. 6's margin: 1)",
+            "label rules 'lean*': largest shift of the words' lean, nats (Eq. 6's margin: 1)",
             low=0.0,
         ),
         "label_data": Param(
             None,
-            "label rules 'lean*': the victim's training sentences ('mr' or a CSV with text,label; None = kappa_dataset)",
+            "label rules 'lean*': the victim's training data ('mr' or a CSV with text,label; None = kappa_dataset)",
         ),
         "device": Param(None, "device for the encoder / language model"),
     }
