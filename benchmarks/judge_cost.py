@@ -9,6 +9,11 @@ of the patch pair (the judge rule, the demo CNN's favourites, the sure bar) on M
 
     python benchmarks/judge_cost.py --threads 1 --out benchmarks/results/judge_cost_per_candidate.json
     python benchmarks/judge_cost.py --threads 1 --sentences 40 --out /tmp/now.json   # and in a checkout of REV
+
+``--dtypes bfloat16 float32`` runs the whole report once per precision of the causal LM (Gemma-3-270M), side by side
+in one process, and counts the sentences whose chosen pair differs (docs/methods.md §5.6: bfloat16 is only fast
+where the hardware computes it). Times are CPU seconds of the process (``time.process_time``), so a shared
+machine's load changes them less than wall-clock ones.
 """
 
 import argparse
@@ -36,7 +41,7 @@ CHECKS = {
 }  # fmt: skip
 
 
-def choose_pairs(n, offset=400):
+def choose_pairs(n, offset=400, causal_lm=None):
     """Seconds to choose the pair (:meth:`PatchWordSelector.select`, the judge rule) on MR training sentences
     ``offset + 1`` .. ``offset + n`` for the demo CNN (the first one warms up, untimed), and the pairs chosen."""
     from textattack_secondorder.datasets.mr import load_mr
@@ -44,29 +49,24 @@ def choose_pairs(n, offset=400):
     from textattack_secondorder.models.victims import load_victim
     from textattack_secondorder.resources import load_synonyms
 
-    rule = build_patch_rule("judge")
+    rule = build_patch_rule("judge", causal_lm=causal_lm)
     selector = PatchWordSelector(load_victim("mr-cnn"), load_synonyms())
     texts = [AttackedText(t) for t, _ in load_mr("train")[offset : offset + n]]
     selector.select(texts[0], rule)
-    start, pairs = time.perf_counter(), []
+    start, pairs = time.process_time(), []
     for text in texts[1:]:
         pair, _ = selector.select(text, rule)
         pairs.append(str(pair) if pair is not None else None)
-    return {"sentences": len(texts) - 1, "seconds": round(time.perf_counter() - start, 2), "pairs": pairs}
+    return {"sentences": len(texts) - 1, "cpu_seconds": round(time.process_time() - start, 2), "pairs": pairs}
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--device", default=None, help="where the judge's models run (default: TextAttack's device)")
-    ap.add_argument("--sentences", type=int, default=0, help="also time choosing the pair on N MR training sentences")
-    ap.add_argument("--out", default="benchmarks/results/judge_cost_per_candidate.json")
-    args = ap.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    signals = build_patch_rule("judge", device=args.device).constraints[-1].signals
+def report_for(args, causal_lm=None):
+    """Milliseconds (CPU) per candidate of each signal group, and the pair choice with ``--sentences``."""
+    signals = build_patch_rule("judge", device=args.device, causal_lm=causal_lm).constraints[-1].signals
     reference = AttackedText(SENTENCE)
-    report = {"sentence": SENTENCE, "threads": args.threads, "device": str(signals.causal_lm.device), "ms": {}}
+    lm = signals.causal_lm
+    report = {"sentence": SENTENCE, "threads": args.threads, "device": str(lm.device), "ms": {}}
+    report["causal_lm_dtype"] = str(next(lm.model.parameters()).dtype).replace("torch.", "")
     for name, swaps in CHECKS.items():
         texts = [reference.replace_word_at_index(i, w) for i, w in swaps]
         row = {}
@@ -75,16 +75,47 @@ def main(argv=None):
             took = 0.0
             for _ in range(args.repeats):
                 signals._known = (None, {})  # a first check of this sentence: none of its states projected yet
-                start = time.perf_counter()
+                start = time.process_time()
                 signals.compute(reference, texts, names)
-                took += time.perf_counter() - start
+                took += time.process_time() - start
             row[group] = round(took / args.repeats / len(texts) * 1000, 1)
         row["all"] = round(sum(row.values()), 1)
         report["ms"][name] = row
-        print(f"{name}: " + ", ".join(f"{k} {v} ms" for k, v in row.items()) + " per candidate")
+        print(f"[{report['causal_lm_dtype']}] {name}: " + ", ".join(f"{k} {v} ms" for k, v in row.items()))
     if args.sentences:
-        report["choice"] = choose_pairs(args.sentences)
-        print(f"choosing the pair on {args.sentences} MR training sentences: {report['choice']['seconds']} s")
+        report["choice"] = choose_pairs(args.sentences, causal_lm=causal_lm)
+        print(f"choosing the pair on {args.sentences} MR training sentences: {report['choice']['cpu_seconds']} CPU s")
+    return report
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--device", default=None, help="where the judge's models run (default: TextAttack's device)")
+    ap.add_argument("--sentences", type=int, default=0, help="also time choosing the pair on N MR training sentences")
+    ap.add_argument(
+        "--dtypes", nargs="*", help="the causal LM in each of these precisions, side by side (default: the slot's)"
+    )
+    ap.add_argument("--out", default="benchmarks/results/judge_cost_per_candidate.json")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    if not args.dtypes:
+        report = report_for(args)
+    else:
+        from textattack_secondorder.resources.gemma import load_gemma
+        from textattack_secondorder.resources.perplexity import CausalLMScorer
+        from textattack_secondorder.shared.device import native_bfloat16, torch_dtype
+
+        report = {"native_bfloat16": native_bfloat16(args.device), "cpu": torch.backends.cpu.get_cpu_capability()}
+        for name in args.dtypes:
+            lm = CausalLMScorer(*load_gemma(torch_dtype(name)), device=args.device)
+            report[name] = report_for(args, causal_lm=lm)
+        if args.sentences:
+            first, *others = args.dtypes
+            for name in others:
+                pairs = zip(report[first]["choice"]["pairs"], report[name]["choice"]["pairs"])
+                report[f"pairs_differ_{first}_{name}"] = sum(a != b for a, b in pairs)
     atomic_write_text(args.out, json.dumps(report, indent=1) + "\n")
     print(f"wrote {args.out}")
 

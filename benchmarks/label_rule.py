@@ -102,6 +102,15 @@ def add_synonym_lean(args):
 
 
 # ---------------------------------------------------------------------------------------------- run
+def recorded(path):
+    """The rows a run already wrote to ``path`` (none when it is missing, or empty: a baseline has no successes)."""
+    import pandas as pd
+
+    if not path.exists() or not path.read_text().strip():
+        return []
+    return pd.read_csv(path, keep_default_na=False).to_dict("records")
+
+
 def cmd_run(args):
     import pandas as pd
     from textattack.attack_results import FailedAttackResult, SkippedAttackResult, SuccessfulAttackResult
@@ -122,8 +131,7 @@ def cmd_run(args):
     held = set(range(args.start, args.start + args.count)) if args.split == "train" else set()
     stem = RESULTS / f"label_rule_{args.stem}_{args.victim}_{args.recipe}"
     ex_path, succ_path, meta_path = (Path(f"{stem}_{k}") for k in ("examples.csv", "successes.csv", "run.json"))
-    examples = pd.read_csv(ex_path, keep_default_na=False).to_dict("records") if ex_path.exists() else []
-    successes = pd.read_csv(succ_path, keep_default_na=False).to_dict("records") if succ_path.exists() else []
+    examples, successes = recorded(ex_path), recorded(succ_path)
     done = {r["row"] for r in examples}
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {"seconds": 0.0, "attacked_seconds": []}
 

@@ -219,3 +219,21 @@ def test_the_packaged_gemma_sets_up_in_bfloat16_and_scores_a_swap(tmp_path, monk
         ["the film is a deep and meaningful film .", "the movie is a lot and meaningful film ."],
     )
     assert -3 < diffs[0] < 0 and diffs[1] < -6  # a synonym costs little, a broken phrase a lot
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_the_causal_lm_slot_computes_in_bfloat16_only_where_the_device_does(tiny_gemma, monkeypatch, native):
+    # on an AVX2-only CPU bfloat16 is emulated, 4.5x the CPU time of float32 (docs/methods.md §5.6)
+    from textattack_secondorder.resources import builders
+
+    monkeypatch.setattr(builders, "native_bfloat16", lambda device=None: native)
+    monkeypatch.setattr(builders, "_SCORERS", {})
+    scorer = builders._build_causal_lm("gemma", device="cpu")
+    assert next(scorer.model.parameters()).dtype == (torch.bfloat16 if native else torch.float32)
+    assert scorer.log_likelihood_differences("the film is good", ["the film is fine"]).shape == (1,)
+
+
+def test_native_bfloat16_answers_for_the_cpu_without_failing():
+    from textattack_secondorder.shared.device import native_bfloat16
+
+    assert native_bfloat16("cpu") in (True, False)

@@ -4,11 +4,12 @@
 ``textattack-so resources`` prints :func:`.loaders.what_loads` of the same value.
 """
 
+import torch
 from textattack.constraints.semantics.sentence_encoders import SBERT, UniversalSentenceEncoder
 from textattack.shared import WordEmbedding
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from ..shared.device import torch_dtype
+from ..shared.device import native_bfloat16, torch_dtype
 from .gemma import gemma_cached, load_gemma
 from .glove import load_glove
 from .paths import data_path
@@ -32,8 +33,8 @@ _SCORERS = {}
 def _build_causal_lm(value, device=None):
     key = (value, str(device))
     if key not in _SCORERS:
-        if value == "gemma":
-            model, tok = load_gemma()
+        if value == "gemma":  # bfloat16 where the device computes it natively, else float32 (docs/methods.md §5.6)
+            model, tok = load_gemma(torch.bfloat16 if native_bfloat16(device) else torch.float32)
         else:
             model = AutoModelForCausalLM.from_pretrained(value, dtype=torch_dtype())
             tok = AutoTokenizer.from_pretrained(value)
