@@ -249,9 +249,9 @@ def cmd_table(args):
             read[(row["victim"], row["system"])] = row
     out = []
 
-    def add(victim, system, rule, att, asr, asr1, secs):
+    def add(victim, system, rule, att, asr, asr1, secs, read_as=None):
         family = next((f for f in ("sp-attack", "textfooler", "bae") if system.startswith(f)), system)
-        r = read.get((victim, system), {})
+        r = read.get((victim, read_as or system), {})
         paper_bert, paper_distil = PAPER["BERT"].get(family), PAPER["distilBERT"].get(family)
         out.append(
             {
@@ -288,6 +288,15 @@ def cmd_table(args):
         for rule in args.rules:  # ASR1 counts a one-word success only when the rule keeps its swap
             kept = [r for _, r in one.iterrows() if keeps(rule, {**r, "cos": 1.0})] if rule != "paper" else one
             add(victim, system, rule, len(att), pct(len(succ), len(att)), pct(len(kept), len(att)), secs)
+    for path in getattr(args, "successes", None) or []:  # SP-Attack under each rule, simulated on every success
+        succ = read_run(path)
+        ex = read_run(str(path).replace("_successes.csv", "_examples.csv"))
+        att = ex[ex.result != "Skipped"]
+        picks = rule_picks(succ, args.rules)
+        for rule in args.rules:
+            n = sum(any(rule in rules for rules in texts.values()) for texts in picks.values())
+            asr = pct(n, len(att))
+            add(victim_of(path), f"sp-attack[{rule}, simulated]", rule, len(att), asr, asr, None, read_as=rule)
     df = pd.DataFrame(out)
     with pd.option_context("display.width", 250, "display.max_columns", 30):
         print(df.to_string(index=False))

@@ -360,6 +360,9 @@ def main():
         "--rules", nargs="+", default=["paper", "lean1"], choices=list(RULES), help="baselines' ASR1 under each rule"
     )
     t.add_argument("--read", help="score's JSON of the read of these runs (label kept per attack)")
+    t.add_argument(
+        "--successes", nargs="*", help="sp-attack runs' *_successes.csv: its ASR under each of --rules, simulated"
+    )
     t.add_argument("--out")
     t.set_defaults(func=cmd_table)
     x = sub.add_parser("lexicon", help="add VADER's valence of each swapped word to run CSVs (after the run)")
