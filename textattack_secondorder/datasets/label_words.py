@@ -33,7 +33,13 @@ def label_log_frequencies(examples, min_count=2):
     counts = label_word_counts(examples)
     vocab = _vocabulary(counts, min_count)
     totals = {y: sum(c.values()) for y, c in counts.items()}
-    return {y: {w: math.log((c[w] + 1) / (totals[y] + len(vocab))) for w in vocab} for y, c in counts.items()}
+    return {y: {w: _smoothed_log(c[w], totals[y], len(vocab)) for w in vocab} for y, c in counts.items()}
+
+
+def _smoothed_log(count, total, vocab):
+    """Eq. 6's add-one smoothed log relative frequency of a word (or a pool of words) seen ``count`` times among
+    ``total`` words of a label, ``vocab`` the vocabulary's size."""
+    return math.log((count + 1) / (total + vocab))
 
 
 def _margins(logf):
@@ -111,8 +117,8 @@ class SynonymLabelLean:
         self.synonyms = synonyms
         self.min_count = min_count
         self._counts = [counts[y] for y in self.labels]
-        vocab = len(_vocabulary(counts, min_count))
-        self._denominators = np.array([sum(c.values()) + vocab for c in self._counts], dtype=np.float64)
+        self._vocab = len(_vocabulary(counts, min_count))
+        self._totals = [sum(c.values()) for c in self._counts]
         self._zero = np.zeros(len(self.labels))
         self._cache = {}
 
@@ -126,10 +132,9 @@ class SynonymLabelLean:
         word = word.lower()
         if word not in self._cache:
             pool = {word, *(s.lower() for s in self.synonyms.get(word, ()))}
-            n = np.array([sum(c[v] for v in pool) for c in self._counts], dtype=np.float64)
-            self._cache[word] = (
-                self._zero if n.sum() < self.min_count else _margins(np.log((n + 1) / self._denominators))
-            )
+            n = [sum(c[v] for v in pool) for c in self._counts]
+            logf = np.array([_smoothed_log(k, t, self._vocab) for k, t in zip(n, self._totals)])
+            self._cache[word] = self._zero if sum(n) < self.min_count else _margins(logf)
         return self._cache[word]
 
     def shift(self, old, new):
