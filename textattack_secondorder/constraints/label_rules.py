@@ -20,6 +20,7 @@ What each signal was measured to tell, and the blind reads the rule was chosen f
 
 from ..datasets.examples import load_examples
 from ..datasets.label_words import LabelLean, SynonymLabelLean, label_word_counts
+from ..resources.synonyms import SynonymList
 from .label_lean import LEAN_MARGIN, LabelLeanShift
 from .negation_swap import NegationSwap
 
@@ -102,8 +103,6 @@ def label_rule_for_data(name=DEFAULT_LABEL_RULE, data="mr", max_shift=LEAN_MARGI
     source = f"{data}:train" if data == "mr" else str(data)
     lean = LabelLean.from_examples(labelled, name=source)
     pooled = None
-    if name == "lean-synonyms":
-        from ..resources.synonyms import SynonymList
-
+    if name == "lean-synonyms":  # the synonym list the package ships (the resource slot)
         pooled = SynonymLabelLean(label_word_counts(labelled), SynonymList(), name=source)
     return build_label_rule(name, lean=lean, max_shift=max_shift, synonym_lean=pooled)
