@@ -63,42 +63,45 @@ from label_signals import (
 )
 
 
-def add_lexicon(args):
-    """Adds ``lex_old`` / ``lex_new`` (VADER valence of each word, 0 when it has none) and ``lex_shift``
-    (``|lex_new − lex_old|``) to run CSVs (a signal of words the lexicon knows; computed after the run)."""
+def add_columns(paths, what, columns):
+    """Adds signals to run CSVs after the run: ``columns(df, ok)`` sets them on the rows of each CSV, ``ok``
+    marking the rows with a one-word swap (the others get blanks); a CSV without swaps is left as it is."""
     import pandas as pd
 
     from textattack_secondorder.shared.files import atomic_write_text
 
-    lexicon = vader_lexicon()
-    for path in args.csv:
+    for path in paths:
         df = pd.read_csv(path, keep_default_na=False)
         if "old" not in df.columns:
             continue
         ok = df.old.astype(str) != ""
+        columns(df, ok)
+        atomic_write_text(Path(path), df.to_csv(index=False))
+        print(f"{path}: {what} added to {int(ok.sum())} rows")
+
+
+def add_lexicon(args):
+    """Adds ``lex_old`` / ``lex_new`` (VADER valence of each word, 0 when it has none) and ``lex_shift``
+    (``|lex_new − lex_old|``) to run CSVs (a signal of words the lexicon knows; computed after the run)."""
+    lexicon = vader_lexicon()
+
+    def columns(df, ok):
         df["lex_old"] = [lexicon.get(w, 0.0) if k else "" for w, k in zip(df.old.astype(str), ok)]
         df["lex_new"] = [lexicon.get(w, 0.0) if k else "" for w, k in zip(df.new.astype(str), ok)]
         df["lex_shift"] = [abs(a - b) if k else "" for a, b, k in zip(df.lex_new, df.lex_old, ok)]
-        atomic_write_text(Path(path), df.to_csv(index=False))
-        print(f"{path}: lexicon valence added to {int(ok.sum())} rows")
+
+    add_columns(args.csv, "lexicon valence", columns)
 
 
 def add_synonym_lean(args):
     """Adds ``lean_syn_shift`` (the shift of the label lean pooled with each word's synonyms, rule
     ``'lean-synonyms'``) to run CSVs recorded before the signal was."""
-    import pandas as pd
-
-    from textattack_secondorder.shared.files import atomic_write_text
-
     pooled = mr_synonym_lean()
-    for path in args.csv:
-        df = pd.read_csv(path, keep_default_na=False)
-        if "old" not in df.columns:
-            continue
-        ok = df.old.astype(str) != ""
+
+    def columns(df, ok):
         df["lean_syn_shift"] = [pooled.shift(o, n) if k else "" for o, n, k in zip(df.old, df.new, ok)]
-        atomic_write_text(Path(path), df.to_csv(index=False))
-        print(f"{path}: synonym-pooled lean shift added to {int(ok.sum())} rows")
+
+    add_columns(args.csv, "synonym-pooled lean shift", columns)
 
 
 # ---------------------------------------------------------------------------------------------- run
