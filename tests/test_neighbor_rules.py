@@ -257,8 +257,8 @@ def test_the_beam_leaves_out_what_the_causal_lm_already_refused():
 
 
 def test_so_beam_checks_the_part_of_speech_before_the_victim_scores_a_neighbour(monkeypatch):
-    """neighbor_pos_first=True (an option, off by default): a neighbour whose changed word lost its tag ('one good
-    movie': CD for DT) never reaches the victim, and the finding is the one the after-scoring check gives."""
+    """neighbor_pos_first=True (the default for a transformer on the CPU): a neighbour whose changed word lost its tag
+    ('one good movie': CD for DT) never reaches the victim, and the finding is the one the after-scoring check gives."""
     found = {}
     for first in (True, False):
         res, attack = attack_one("a good movie", monkeypatch, neighbor_pos_first=first)
@@ -267,3 +267,31 @@ def test_so_beam_checks_the_part_of_speech_before_the_victim_scores_a_neighbour(
     assert found[True][:2] == found[False][:2] == ("SuccessfulAttackResult", "the good film")
     assert "one good movie" in found[False][2] and "one good movie" not in found[True][2]
     assert "one good film" not in found[True][2]
+
+
+def test_so_beam_tags_neighbours_before_a_transformer_on_the_cpu_by_default(monkeypatch):
+    """neighbor_pos_first='auto' (the default): the part-of-speech check runs before the victim where a forward costs
+    more than tagging (a transformer on the CPU: half the queries on MiniLM, docs/methods.md §9.5), after it for a
+    word model or on a GPU, where the victim's forward is the cheap part."""
+    from test_fast_wrapper import textattack_wrapper
+    from textattack_secondorder.models.wrappers import transformer_on_cpu
+
+    monkeypatch.setattr(neighbor_part_of_speech, "load_pos_tagger", WordTagger)
+
+    def tags_first(victim, **params):
+        attack = SOBeam.build(
+            victim, synonyms=SYNONYMS, masked_lm=TableProposer(TABLE), patch_rule="paper", causal_lm=TableLM(LOG_P),
+            perplexity=False, **params,
+        )  # fmt: skip
+        return any(isinstance(c, NeighborPartOfSpeech) for c in attack.constraints)
+
+    monkeypatch.setenv("TA_DEVICE", "cpu")
+    bert = textattack_wrapper("bert")
+    assert transformer_on_cpu(bert) and tags_first(bert)
+    assert not tags_first(bert, neighbor_pos_first=False)
+    word_model = Planted(fragile_at_show_or_the_film)
+    assert not transformer_on_cpu(word_model) and not tags_first(word_model)
+    assert tags_first(word_model, neighbor_pos_first=True)
+    assert not tags_first(bert, neighbor_rule="paper")  # the paper's rule has no part-of-speech check to move
+    monkeypatch.setenv("TA_DEVICE", "cuda")
+    assert not transformer_on_cpu(bert)

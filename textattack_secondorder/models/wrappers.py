@@ -194,4 +194,19 @@ def fast_model_wrapper(model_wrapper, who="this attack"):
     return fast
 
 
-__all__ = ["SOModelWrapper", "fast_model_wrapper", "is_textattack_hf_wrapper"]
+def transformer_on_cpu(model_wrapper):
+    """True when ``model_wrapper`` queries a transformer (a Hugging Face model other than this package's word
+    models) and TextAttack's device is the CPU: a forward there costs milliseconds a text, more than the
+    part-of-speech tagger's look at it (so-beam's ``neighbor_pos_first='auto'``; docs/methods.md §9.5). On a GPU,
+    or for a word model, the forward is the cheaper of the two."""
+    from transformers import PreTrainedModel
+
+    from .word_models import is_word_model
+
+    model = getattr(model_wrapper, "model", None)
+    if not isinstance(model, PreTrainedModel) or is_word_model(model):
+        return False
+    return resolve_device().type == "cpu"  # where TextAttack's Attacker puts the victim (attack.cuda_())
+
+
+__all__ = ["SOModelWrapper", "fast_model_wrapper", "is_textattack_hf_wrapper", "transformer_on_cpu"]
