@@ -8,6 +8,7 @@ then SO-Beam is run on a planted model whose closest vulnerable neighbour is a b
 import numpy as np
 import pytest
 import textattack
+import torch
 from textattack.attack_results import SuccessfulAttackResult
 from textattack.shared import AttackedText
 
@@ -285,7 +286,7 @@ def test_so_beam_tags_neighbours_before_a_transformer_on_the_cpu_by_default(monk
         )  # fmt: skip
         return any(isinstance(c, NeighborPartOfSpeech) for c in attack.constraints)
 
-    monkeypatch.setenv("TA_DEVICE", "cpu")
+    monkeypatch.setattr(textattack.shared.utils, "device", torch.device("cpu"))  # where the Attacker puts the victim
     bert = textattack_wrapper("bert")
     assert transformer_on_cpu(bert) and tags_first(bert)
     assert not tags_first(bert, neighbor_pos_first=False)
@@ -293,5 +294,5 @@ def test_so_beam_tags_neighbours_before_a_transformer_on_the_cpu_by_default(monk
     assert not transformer_on_cpu(word_model) and not tags_first(word_model)
     assert tags_first(word_model, neighbor_pos_first=True)
     assert not tags_first(bert, neighbor_rule="paper")  # the paper's rule has no part-of-speech check to move
-    monkeypatch.setenv("TA_DEVICE", "cuda")
-    assert not transformer_on_cpu(bert)
+    monkeypatch.setattr(textattack.shared.utils, "device", torch.device("cuda"))
+    assert not transformer_on_cpu(bert) and not tags_first(bert)

@@ -15,6 +15,7 @@ padded per batch (docs/methods.md §9.4: same logits, 46× fewer padded position
 import logging
 import os
 
+import textattack
 import torch
 from textattack.models.wrappers import HuggingFaceModelWrapper
 
@@ -206,7 +207,8 @@ def transformer_on_cpu(model_wrapper):
     model = getattr(model_wrapper, "model", None)
     if not isinstance(model, PreTrainedModel) or is_word_model(model):
         return False
-    return resolve_device().type == "cpu"  # where TextAttack's Attacker puts the victim (attack.cuda_())
+    # where TextAttack's Attacker puts the victim (attack.cuda_()): $TA_DEVICE, else CUDA when there is one
+    return torch.device(textattack.shared.utils.device).type == "cpu"
 
 
 __all__ = ["SOModelWrapper", "fast_model_wrapper", "is_textattack_hf_wrapper", "transformer_on_cpu"]
