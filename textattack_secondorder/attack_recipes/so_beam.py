@@ -44,9 +44,9 @@ class SOBeam(SORecipe):
             "docs/methods.md §1.1",
         ),
         query_budget=Param(
-            20_000,
-            "model queries per example, x and x ⊕ p counted separately (reference code: 50,000; no success on 100 MR "
-            "sentences needed more than 20,000, and it caps a failed search: docs/methods.md §9.5)",
+            50_000,
+            "model queries per example, x and x ⊕ p counted separately (reference code: 50,000; on a certified victim "
+            "a fifth of the successes need more than 20,000: docs/methods.md §9.5)",
             low=1,
         ),
         neighbor_pos_first=Param(
