@@ -18,8 +18,10 @@ import os
 import textattack
 import torch
 from textattack.models.wrappers import HuggingFaceModelWrapper
+from transformers import PreTrainedModel
 
 from ..shared.device import resolve_device
+from .word_models import is_word_model
 
 logger = logging.getLogger(__name__)
 
@@ -200,10 +202,6 @@ def transformer_on_cpu(model_wrapper):
     models) and TextAttack's device is the CPU: a forward there costs milliseconds a text, more than the
     part-of-speech tagger's look at it (so-beam's ``neighbor_pos_first='auto'``; docs/methods.md §9.5). On a GPU,
     or for a word model, the forward is the cheaper of the two."""
-    from transformers import PreTrainedModel
-
-    from .word_models import is_word_model
-
     model = getattr(model_wrapper, "model", None)
     if not isinstance(model, PreTrainedModel) or is_word_model(model):
         return False
