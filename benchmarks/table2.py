@@ -249,6 +249,9 @@ def main():
         record["csv"] = str(folder / "cells" / f"{cell_name(cell)}.csv")
         rows.append(cell_row(cell, record, certificates[cell[0]]))
         atomic_write_text(folder / "table2.json", json.dumps({"settings": vars(args), "rows": rows}, indent=2) + "\n")
+    if not rows:
+        print(f"table2: no finished cell of these victims, recipes and rules in {folder / 'cells'}", file=sys.stderr)
+        return 2
     df = pd.DataFrame(rows)
     atomic_write_text(folder / "table2.csv", df.to_csv(index=False))
     atomic_write_text(folder / "table2.md", markdown(rows, certificates, args.num_examples))
