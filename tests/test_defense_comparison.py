@@ -453,3 +453,20 @@ def test_compare_bad_input_is_one_line_exit_2(tmp_path, bert_folder, capfd, bad,
     err = capfd.readouterr().err.strip().splitlines()
     assert code == 2 and says in err[-1], err
     assert not (out / "models").exists()
+
+
+def test_workers_are_spawned_with_progress_bars_off_and_the_parent_keeps_its_environment(monkeypatch):
+    """``--jobs`` workers inherit TQDM_DISABLE (TextAttack's Attacker draws a bar even when silent, and
+    three workers' bars interleave in one log); the parent's environment is restored afterwards."""
+    import os
+    import subprocess
+    import sys
+
+    from textattack_secondorder.defense.comparison import environment
+
+    monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    monkeypatch.setenv("KEEP_ME", "1")
+    code = "import tqdm, sys; bar = tqdm.tqdm(range(3)); list(bar); sys.exit(0 if bar.disable else 1)"
+    with environment(TQDM_DISABLE="1", KEEP_ME="2"):
+        assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+    assert "TQDM_DISABLE" not in os.environ and os.environ["KEEP_ME"] == "1"
