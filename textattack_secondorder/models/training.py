@@ -128,6 +128,7 @@ def train_word_model(
     objective=None,
     word_layer=False,
     train_embeddings=False,
+    pool=None,
 ):
     """Train a word CNN / LSTM / BoW on frozen GloVe (Zhang et al. 2021 base models), on ``device``.
 
@@ -138,7 +139,8 @@ def train_word_model(
     best epoch; the model is trained on the rest.
 
     ``word_layer`` puts a Linear -> ReLU on each word vector below the encoder (word_models.py);
-    ``train_embeddings`` trains the word vectors too, from GloVe (they stay frozen by default).
+    ``train_embeddings`` trains the word vectors too, from GloVe (they stay frozen by default);
+    ``pool`` (CNN only) is ``"max"`` (default) or ``"mean"`` over positions.
     ``objective`` (default: plain cross-entropy, the epoch picked by dev accuracy) changes the loss of each
     batch and the score that picks the epoch: :class:`~.ibp.objective.IBPObjective` for certified training
     (docs/methods.md §1.7).
@@ -169,6 +171,8 @@ def train_word_model(
     config_kwargs = {} if dropout is None else {"dropout": dropout}
     if word_layer:  # Jia et al.'s word-vector layer (word_models.py; the certified victims)
         config_kwargs["word_layer"] = True
+    if pool is not None:
+        config_kwargs["pool"] = pool
     model = build_word_model(arch, vectors.shape[0], vectors, num_labels=max(2, num_labels), **config_kwargs)
     if train_embeddings:  # GloVe is the starting point and is trained with the rest (the certified victims)
         model.embeddings.weight.requires_grad_(True)
@@ -204,6 +208,8 @@ def train_word_model(
     }
     if word_layer or train_embeddings:
         metrics.update(word_layer=bool(word_layer), train_embeddings=bool(train_embeddings))
+    if pool is not None:
+        metrics["pool"] = pool
     if objective is not None:
         metrics.update(objective.describe())
     if test is not None:

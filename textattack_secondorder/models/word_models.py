@@ -88,9 +88,14 @@ class _SOWordConfig(PretrainedConfig):
 
 
 class SOWordCNNConfig(_SOWordConfig):
+    """``pool``: ``"max"`` over positions (the base CNN) or ``"mean"`` (Jia et al.'s certified CNN)."""
+
     model_type = "so-word-cnn"
 
-    def __init__(self, **kwargs):  # see _SOWordConfig
+    def __init__(self, pool="max", **kwargs):  # see _SOWordConfig
+        if pool not in ("max", "mean"):
+            raise ValueError(f"pool must be 'max' or 'mean', not {pool!r}")
+        self.pool = pool
         super().__init__(**kwargs)
 
 
@@ -199,7 +204,8 @@ class _SOWordPreTrainedModel(PreTrainedModel):
 
 
 class SOWordCNNForSequenceClassification(_SOWordPreTrainedModel):
-    """Word CNN (Zhang et al. 2021 base model): 100 filters of width 3 over GloVe, max-pooled."""
+    """Word CNN (Zhang et al. 2021 base model): 100 filters of width 3 over GloVe, max-pooled (or mean-pooled,
+    ``config.pool``)."""
 
     config_class = SOWordCNNConfig
 
@@ -210,6 +216,8 @@ class SOWordCNNForSequenceClassification(_SOWordPreTrainedModel):
 
     def encode(self, embedded, mask):
         h = torch.relu(self.conv(embedded.transpose(1, 2)))[:, :, : mask.shape[1]]  # (B, H, T)
+        if getattr(self.config, "pool", "max") == "mean":
+            return (h * mask.unsqueeze(1)).sum(2) / mask.sum(1, keepdim=True)
         h = h.masked_fill(mask.unsqueeze(1) == 0, float("-inf"))
         return h.max(dim=2).values
 

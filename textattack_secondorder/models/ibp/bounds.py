@@ -108,8 +108,9 @@ def _bow(model, positions, mask):
 
 
 def _cnn(model, positions, mask):
-    """Conv1d -> ReLU -> max over positions: output ``t`` is the bias plus one term per kernel offset ``j``,
-    ``W_j x[t + j - pad]``; each term's box comes from the choices of its own position."""
+    """Conv1d -> ReLU -> max (or mean) over positions: output ``t`` is the bias plus one term per kernel offset
+    ``j``, ``W_j x[t + j - pad]``; each term's box comes from the choices of its own position. The mean of the
+    positions' boxes bounds the mean (positive weights)."""
     conv = model.conv
     weight = conv.weight  # (H, d, k)
     hidden, dim, width = weight.shape
@@ -124,6 +125,9 @@ def _cnn(model, positions, mask):
     out_hi = sum(hi[:, j : j + length, j] for j in range(width)) + conv.bias
     out_lo, out_hi = torch.relu(out_lo), torch.relu(out_hi)
     pads = (mask == 0).unsqueeze(-1)
+    if getattr(model.config, "pool", "max") == "mean":
+        count = mask.sum(1, keepdim=True)
+        return out_lo.masked_fill(pads, 0).sum(1) / count, out_hi.masked_fill(pads, 0).sum(1) / count
     return out_lo.masked_fill(pads, float("-inf")).max(1).values, out_hi.masked_fill(pads, float("-inf")).max(1).values
 
 
