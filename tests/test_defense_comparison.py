@@ -455,18 +455,43 @@ def test_compare_bad_input_is_one_line_exit_2(tmp_path, bert_folder, capfd, bad,
     assert not (out / "models").exists()
 
 
-def test_workers_are_spawned_with_progress_bars_off_and_the_parent_keeps_its_environment(monkeypatch):
-    """``--jobs`` workers inherit TQDM_DISABLE (TextAttack's Attacker draws a bar even when silent, and
-    three workers' bars interleave in one log); the parent's environment is restored afterwards."""
+def test_workers_are_spawned_with_progress_bars_off_and_the_parent_keeps_its_environment(monkeypatch, tmp_path):
+    """``--jobs`` workers are spawned (by the pool's submits) with TQDM_DISABLE set: TextAttack's Attacker draws
+    a bar even when silent, and three workers' bars interleave in one log. The parent's environment is restored."""
+    import concurrent.futures
     import os
     import subprocess
     import sys
 
-    from textattack_secondorder.defense.comparison import environment
+    from textattack_secondorder.defense import comparison, comparison_report, measure
+
+    seen = []
+
+    class Pool:  # records the environment a worker spawned at submit time would inherit
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def submit(self, fn, args):
+            seen.append(dict(os.environ))
+            future = concurrent.futures.Future()
+            future.set_result({"defense": args[2], "seed": args[3]})
+            return future
 
     monkeypatch.delenv("TQDM_DISABLE", raising=False)
-    monkeypatch.setenv("KEEP_ME", "1")
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Pool)
+    monkeypatch.setattr(comparison, "check_recipes", lambda settings: None)
+    monkeypatch.setattr(comparison, "check_settings", lambda out, settings: None)
+    monkeypatch.setattr(measure, "comparison_data", lambda settings: None)
+    monkeypatch.setattr(comparison_report, "write_report", lambda *args: None)
+    comparison.run_comparison({}, ["vanilla", "continue"], [0, 1], tmp_path, jobs=2)
+    assert len(seen) == 3 and all(env.get("TQDM_DISABLE") == "1" for env in seen)
+    assert "TQDM_DISABLE" not in os.environ
+    # and tqdm reads it: a child with that environment draws no bar
     code = "import tqdm, sys; bar = tqdm.tqdm(range(3)); list(bar); sys.exit(0 if bar.disable else 1)"
-    with environment(TQDM_DISABLE="1", KEEP_ME="2"):
-        assert subprocess.run([sys.executable, "-c", code]).returncode == 0
-    assert "TQDM_DISABLE" not in os.environ and os.environ["KEEP_ME"] == "1"
+    assert subprocess.run([sys.executable, "-c", code], env=seen[0]).returncode == 0

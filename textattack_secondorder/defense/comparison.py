@@ -9,10 +9,10 @@ model and measurement it has (``OUT/settings.json`` refuses a re-run with other 
 their mean ± standard deviation over seeds, are written by :mod:`.comparison_report`.
 """
 
-import contextlib
 import json
 import os
 from pathlib import Path
+from unittest import mock
 
 from ..shared.errors import UsageError
 from ..shared.files import atomic_write_text
@@ -155,21 +155,6 @@ def _cell_worker(args):
     return run_cell(settings, data, defense, seed, out, progress=False)
 
 
-@contextlib.contextmanager
-def environment(**values):
-    """``os.environ`` with ``values`` set inside the block, restored after it."""
-    before = {k: os.environ.get(k) for k in values}
-    os.environ.update({k: str(v) for k, v in values.items()})
-    try:
-        yield
-    finally:
-        for k, v in before.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-
-
 def run_comparison(settings, defenses, seeds, out, jobs=1, progress=True):
     """Every cell of ``defenses`` × ``seeds`` (vanilla once), ``jobs`` at a time; returns the rows and writes
     ``OUT/comparison.json``, ``.md``, ``_summary.json`` and ``.html`` after each cell."""
@@ -203,7 +188,7 @@ def run_comparison(settings, defenses, seeds, out, jobs=1, progress=True):
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
             # the workers are spawned by these submits and inherit the environment: TQDM_DISABLE quiets the
             # bars of TextAttack's Attacker (A2T's sets), which it draws even when told to be silent
-            with environment(TQDM_DISABLE="1"):
+            with mock.patch.dict(os.environ, {"TQDM_DISABLE": "1"}):
                 futures = [pool.submit(_cell_worker, (settings, data, d, s, str(out))) for d, s in cells]
             for f in as_completed(futures):
                 done(f.result())

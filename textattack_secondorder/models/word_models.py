@@ -216,7 +216,7 @@ class SOWordCNNForSequenceClassification(_SOWordPreTrainedModel):
 
     def encode(self, embedded, mask):
         h = torch.relu(self.conv(embedded.transpose(1, 2)))[:, :, : mask.shape[1]]  # (B, H, T)
-        if getattr(self.config, "pool", "max") == "mean":
+        if self.config.pool == "mean":
             return (h * mask.unsqueeze(1)).sum(2) / mask.sum(1, keepdim=True)
         h = h.masked_fill(mask.unsqueeze(1) == 0, float("-inf"))
         return h.max(dim=2).values

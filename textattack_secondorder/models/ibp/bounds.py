@@ -125,7 +125,7 @@ def _cnn(model, positions, mask):
     out_hi = sum(hi[:, j : j + length, j] for j in range(width)) + conv.bias
     out_lo, out_hi = torch.relu(out_lo), torch.relu(out_hi)
     pads = (mask == 0).unsqueeze(-1)
-    if getattr(model.config, "pool", "max") == "mean":
+    if model.config.pool == "mean":
         count = mask.sum(1, keepdim=True)
         return out_lo.masked_fill(pads, 0).sum(1) / count, out_hi.masked_fill(pads, 0).sum(1) / count
     return out_lo.masked_fill(pads, float("-inf")).max(1).values, out_hi.masked_fill(pads, float("-inf")).max(1).values
