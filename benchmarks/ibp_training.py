@@ -30,6 +30,7 @@ def main():
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--word-layer", action="store_true", help="Jia et al.'s Linear -> ReLU on each word vector")
     ap.add_argument("--train-embeddings", action="store_true", help="train the word vectors from GloVe")
+    ap.add_argument("--seed", type=int, default=0, help="training seed (the victims use 0)")
     ap.add_argument("--pool", choices=["max", "mean"], default=None, help="CNN pooling over positions (default max)")
     ap.add_argument("--log", default=None, help="append the epoch lines and the result here")
     args = ap.parse_args()
@@ -81,6 +82,7 @@ def main():
         word_layer=args.word_layer,
         train_embeddings=args.train_embeddings,
         pool=args.pool,
+        seed=args.seed,
         progress=False,
     )
     acc, cert = certified_accuracy(model, objective.sets, test)

@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from textattack_secondorder.models import training, victims
+from textattack_secondorder.models.catalogue import VICTIMS
 from textattack_secondorder.models.word_models import (
     ARCHITECTURES,
     build_word_model,
@@ -181,3 +182,25 @@ def test_cli_rejects_unknown_victim(capsys):
 
     assert main(["train-victims", "--names", "nope"]) == 2
     assert "valid names" in capsys.readouterr().err
+
+
+def test_certified_victim_trained_with_another_schedule_is_stale(tmp_path, monkeypatch, caplog):
+    """A cached -ibp victim whose metrics.json names another IBP schedule than the catalogue's is trained
+    again (an upgrade that changes the schedule must not leave the old victim behind the docs' figures)."""
+    monkeypatch.setenv("TA_SO_CACHE_DIR", str(tmp_path))
+    d = victims.victim_path("mr-bow-ibp")
+    d.mkdir(parents=True)
+    (d / "config.json").write_text("{}")
+    schedule = dict(VICTIMS["mr-bow-ibp"].train_kwargs["ibp"])
+    (d / "metrics.json").write_text(json.dumps({"ibp": {**schedule, "synonyms": "x.json"}}))
+    assert victims.stale_reason("mr-bow-ibp") is None and victims.is_trained("mr-bow-ibp")
+    (d / "metrics.json").write_text(json.dumps({"ibp": {**schedule, "eps": schedule["eps"] + 0.5}}))
+    assert "eps" in victims.stale_reason("mr-bow-ibp")
+    assert not victims.is_trained("mr-bow-ibp")
+    assert "trained again" in caplog.text
+    # a base victim records no schedule and is never stale
+    b = victims.victim_path("mr-bow")
+    b.mkdir(parents=True)
+    (b / "config.json").write_text("{}")
+    (b / "metrics.json").write_text("{}")
+    assert victims.is_trained("mr-bow")

@@ -13,8 +13,9 @@ import os
 EXTRA_GLOVE_WORDS = 30000
 
 # Certified training (docs/methods.md §1.7): the schedule of ``models.ibp.objective.IBPSchedule`` (1 clean
-# epoch, then kappa 0 -> 0.8 and eps 0 -> 1 over 10 epochs, then full strength), and two changes to the
-# base models without which the training collapses to a constant classifier on MR (measured in §1.7):
+# epoch, then kappa 0 -> 0.8 and eps 0 -> 1 over 10 epochs, then full strength; the bag of words trains to
+# eps 2, see ``ibp_training``), and two changes to the base models without which the training collapses to a
+# constant classifier on MR (measured in §1.7):
 # Jia et al.'s word layer (Linear -> ReLU on each word vector) and word vectors trained from GloVe.
 IBP_TRAINING = {
     "epochs": 20,
@@ -22,6 +23,15 @@ IBP_TRAINING = {
     "train_embeddings": True,
     "ibp": {"kappa": 0.8, "eps": 1.0, "clean_epochs": 1, "ramp_epochs": 10},
 }
+
+
+def ibp_training(eps):
+    """:data:`IBP_TRAINING` with the boxes of training scaled by ``eps`` (certificates are always for the
+    box itself, ``eps = 1``): training on a box larger than the one certified certifies more sentences
+    (Gowal et al. 2018 train image models at a larger radius than they verify for the same reason). Measured
+    per architecture in docs/methods.md §1.7: adopted for the bag of words; the CNN's accuracy falls faster than
+    its certified share rises, and the LSTM (not tried) already certifies more than half of MR's test sentences."""
+    return {**IBP_TRAINING, "ibp": {**IBP_TRAINING["ibp"], "eps": eps}}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,7 +76,7 @@ VICTIMS = {
             "mr-bow-ibp",
             "word",
             "bag of words on GloVe 50d with a word layer, certified (IBP) training (Zhang et al. 2021 robust model)",
-            {"arch": "bow", "dropout": 0.2, "extra_glove_words": EXTRA_GLOVE_WORDS, **IBP_TRAINING},
+            {"arch": "bow", "dropout": 0.2, "extra_glove_words": EXTRA_GLOVE_WORDS, **ibp_training(eps=2.0)},
         ),
         VictimSpec(
             "mr-lstm-ibp",

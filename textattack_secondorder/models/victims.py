@@ -70,9 +70,31 @@ def victim_path(name):
     return cache_dir("victims") / name
 
 
+def stale_reason(name):
+    """Why the cached victim ``name`` no longer matches the package's settings for it, in words; ``None``
+    when it does. A certified victim records its IBP schedule in ``metrics.json``; one trained by an older
+    version of the package with another schedule is not the victim the docs describe (docs/methods.md §1.7)."""
+    want = _spec(name).train_kwargs.get("ibp")
+    if want is None:
+        return None
+    have = read_metrics(name).get("ibp", {})
+    changed = {k: (have.get(k), v) for k, v in want.items() if have.get(k) != v}
+    if not changed:
+        return None
+    said = ", ".join(f"{k} {old} -> {new}" for k, (old, new) in changed.items())
+    return f"cached victim {name} was trained with other certified-training settings ({said})"
+
+
 def is_trained(name):
+    """Whether victim ``name`` is cached and trained with the package's current settings."""
     path = victim_path(name)
-    return (path / "config.json").exists() and (path / METRICS_FILE).exists()
+    if not ((path / "config.json").exists() and (path / METRICS_FILE).exists()):
+        return False
+    reason = stale_reason(name)
+    if reason:
+        logger.warning("%s; it will be trained again", reason)
+        return False
+    return True
 
 
 def read_metrics(name):

@@ -4,8 +4,10 @@ Jia et al. (2019, "Certified robustness to adversarial word substitutions"; docs
 position of a sentence may hold any of its choices (the word or a neighbour, :mod:`.substitutions`).
 The model's first map of a word vector (the first affine map, or the word layer ``ReLU(A e + b)`` of the
 certified victims) is applied to every choice's vector and the box (elementwise min/max) of the images
-is taken, scaled by ``eps`` about the word's own image (``eps = 1``: the whole box; ``eps < 1``: the ramp
-of training). From there the interval ``[lo, hi]`` goes through the model:
+is taken, scaled by ``eps`` about the word's own image (``eps = 1``: the whole box, what a certificate covers;
+``eps < 1``: the ramp of training; ``eps > 1``: a box larger than the choices' hull, a certified victim's
+training target where that certifies more: ``models.catalogue.ibp_training``). From there the interval
+``[lo, hi]`` goes through the model:
 
 * affine maps by centre and radius: ``c' = W c + b``, ``r' = |W| r``;
 * ReLU, sigmoid, tanh and max-pooling are monotone: applied to both ends;
