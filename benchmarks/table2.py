@@ -20,7 +20,8 @@ and exits 1.
         --examples-for so-enum=50 bae-offline=100 "so-beam:default=50"
 
 ``--examples-for RECIPE[:RULES]=N`` runs fewer sentences in a cell (the first N). Each cell's CSV log and
-timing are kept in ``--out``/cells as it finishes; a re-run skips finished cells (resume). Writes
+timing are kept in ``--out``/cells as it finishes; a re-run skips finished cells (resume) and grows a finished
+cell of fewer sentences by the missing ones (``run_cell``). Writes
 ``table2.json``, ``table2.csv`` and ``table2.md`` (the table beside the paper's figures).
 """
 
@@ -107,30 +108,53 @@ def _bin(name):
 
 
 def run_cell(cell, n, folder, args):
-    """One stock ``textattack attack`` run; its CSV log and ``{seconds, command}`` land in ``folder``."""
+    """One stock ``textattack attack`` run; its CSV log and ``{seconds, command}`` land in ``folder``.
+
+    A finished cell of fewer sentences grows: only sentences ``have .. n-1`` run (``--num-examples-offset``)
+    and their rows are appended to its CSV, so a 50-sentence cell becomes a 200-sentence one for the cost of
+    150. A recipe that draws random numbers (Genetic, so-random) sees another random stream on the added
+    sentences than one run of ``n`` would; the record lists the parts."""
+    from textattack_secondorder.shared.files import atomic_write_text
+
     victim, recipe, rule = cell
     done = folder / f"{cell_name(cell)}.json"
-    if done.exists() and json.loads(done.read_text()).get("num_examples") == n:
-        return json.loads(done.read_text())
+    old = json.loads(done.read_text()) if done.exists() else None
+    have = old.get("num_examples", 0) if old else 0
+    if have == n:
+        return old
+    start = have if 0 < have < n else 0
     params = RULES.get(rule, "")
     spec = f"{recipe}^{params}" if params else recipe
     csv = folder / f"{cell_name(cell)}.csv"
     tmp = folder / f".{cell_name(cell)}.csv"
     cmd = [
         _bin("textattack"), "attack", "--recipe", spec, "--model", victim,
-        "--dataset-from-file", f"{REPO / 'recipes/datasets/mr.py'}^dataset", "--num-examples", str(n),
+        "--dataset-from-file", f"{REPO / 'recipes/datasets/mr.py'}^dataset", "--num-examples", str(n - start),
         "--log-to-csv", str(tmp), "--disable-stdout", "--random-seed", str(args.seed),
     ]  # fmt: skip
-    print(f"[{time.strftime('%H:%M:%S')}] {cell_name(cell)}: {n} sentences ...", flush=True)
-    start = time.perf_counter()
+    if start:
+        cmd += ["--num-examples-offset", str(start)]
+    print(f"[{time.strftime('%H:%M:%S')}] {cell_name(cell)}: sentences {start}-{n - 1} ...", flush=True)
+    begin = time.perf_counter()
     proc = subprocess.run(cmd, env=_env(args.threads), capture_output=True, text=True)
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - begin
     if proc.returncode != 0 or not tmp.exists():
         print(proc.stderr[-3000:], file=sys.stderr)
         raise SystemExit(f"{cell_name(cell)} failed (exit {proc.returncode}): {' '.join(cmd)}")
+    if start:  # the earlier rows, then the new ones without their header line
+        added = tmp.read_text(encoding="utf-8").split("\n", 1)[1]
+        tmp.write_text(csv.read_text(encoding="utf-8") + added, encoding="utf-8")
     os.replace(tmp, csv)
-    record = {"cell": list(cell), "num_examples": n, "seconds": round(seconds, 1), "command": cmd[1:]}
-    done.write_text(json.dumps(record, indent=2) + "\n")
+    parts = (old.get("parts") or [{"offset": 0, "num_examples": have, "seconds": old["seconds"]}]) if start else []
+    parts = parts + [{"offset": start, "num_examples": n - start, "seconds": round(seconds, 1)}]
+    record = {
+        "cell": list(cell),
+        "num_examples": n,
+        "seconds": round(sum(p["seconds"] for p in parts), 1),
+        "command": cmd[1:],
+        "parts": parts,
+    }
+    atomic_write_text(done, json.dumps(record, indent=2) + "\n")
     print(f"[{time.strftime('%H:%M:%S')}] {cell_name(cell)}: {seconds:.0f} s", flush=True)
     return record
 
