@@ -141,9 +141,11 @@ def run_cell(cell, n, folder, args):
     if proc.returncode != 0 or not tmp.exists():
         print(proc.stderr[-3000:], file=sys.stderr)
         raise SystemExit(f"{cell_name(cell)} failed (exit {proc.returncode}): {' '.join(cmd)}")
-    if start:  # the earlier rows, then the new ones without their header line
-        added = tmp.read_text(encoding="utf-8").split("\n", 1)[1]
-        tmp.write_text(csv.read_text(encoding="utf-8") + added, encoding="utf-8")
+    if start:  # the earlier rows, then the new ones, matched by column (a newer log may have more columns)
+        import pandas as pd
+
+        both = pd.concat([pd.read_csv(csv), pd.read_csv(tmp)], ignore_index=True)
+        tmp.write_text(both.to_csv(index=False), encoding="utf-8")
     os.replace(tmp, csv)
     parts = (old.get("parts") or [{"offset": 0, "num_examples": have, "seconds": old["seconds"]}]) if start else []
     parts = parts + [{"offset": start, "num_examples": n - start, "seconds": round(seconds, 1)}]
