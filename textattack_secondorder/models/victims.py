@@ -90,11 +90,7 @@ def is_trained(name):
     path = victim_path(name)
     if not ((path / "config.json").exists() and (path / METRICS_FILE).exists()):
         return False
-    reason = stale_reason(name)
-    if reason:
-        logger.warning("%s; it will be trained again", reason)
-        return False
-    return True
+    return stale_reason(name) is None
 
 
 def read_metrics(name):
@@ -137,6 +133,9 @@ def train_victim(name, force=False, data=None, seed=0, progress=True, device=Non
     final = victim_path(name)
     if is_trained(name) and not force:
         return {**read_metrics(name), "directory": str(final)}
+    reason = (final / METRICS_FILE).exists() and stale_reason(name)
+    if reason:
+        logger.warning("%s; training it again", reason)
     train, test = _load_data(spec, data)
     logger.warning("Training victim %s (%s) on %d sentences ...", name, spec.description, len(train))
     register_auto_classes()
