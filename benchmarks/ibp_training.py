@@ -28,6 +28,7 @@ def main():
     ap.add_argument("--dropout", type=float, default=0.3)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--weight-decay", type=float, default=0.0, help="the optimiser's weight decay")
     ap.add_argument("--word-layer", action="store_true", help="Jia et al.'s Linear -> ReLU on each word vector")
     ap.add_argument("--train-embeddings", action="store_true", help="train the word vectors from GloVe")
     ap.add_argument("--seed", type=int, default=0, help="training seed (the victims use 0)")
@@ -77,6 +78,7 @@ def main():
         dropout=args.dropout,
         lr=args.lr,
         batch_size=args.batch_size,
+        weight_decay=args.weight_decay,
         extra_glove_words=EXTRA_GLOVE_WORDS,
         objective=objective,
         word_layer=args.word_layer,

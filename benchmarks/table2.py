@@ -21,7 +21,9 @@ and exits 1.
 
 ``--examples-for RECIPE[:RULES]=N`` runs fewer sentences in a cell (the first N). Each cell's CSV log and
 timing are kept in ``--out``/cells as it finishes; a re-run skips finished cells (resume) and grows a finished
-cell of fewer sentences by the missing ones (``run_cell``). Writes
+cell of fewer sentences by the missing ones (``run_cell``). Each cell and certificate records the digest of the
+victim's weights it ran on; a cell or certificate of another model (a victim retrained with other settings, or on
+another machine, whose float arithmetic trains another model) is neither reused nor grown: one line says so. Writes
 ``table2.json``, ``table2.csv`` and ``table2.md`` (the table beside the paper's figures).
 """
 
@@ -107,6 +109,29 @@ def _bin(name):
     return str(path) if path.exists() else name
 
 
+def victim_weights(victim):
+    """The cached victim's weights as a short digest (trained first if missing or stale): which model a cell's
+    rows come from. Victims are trained on each machine, and another machine's training (another CPU's float
+    arithmetic) gives another model; a cell's rows and a certificate belong to one of them."""
+    import hashlib
+
+    from textattack_secondorder.models.victims import train_victim, victim_path
+
+    train_victim(victim, progress=False)
+    digest = hashlib.sha256((victim_path(victim) / "model.safetensors").read_bytes()).hexdigest()
+    return digest[:16]
+
+
+def other_victim(record, weights, what):
+    """Refuse (one line) to reuse or grow ``what`` when its recorded victim is not the cached one."""
+    had = record.get("victim_weights")
+    if had != weights:
+        raise SystemExit(
+            f"table2: {what} holds rows of another model (weights {had or 'not recorded'}, the cached victim's "
+            f"{weights}); move it aside (as benchmarks/results/table2_bow_eps1/ was) to run it on this victim"
+        )
+
+
 def run_cell(cell, n, folder, args):
     """One stock ``textattack attack`` run; its CSV log and ``{seconds, command}`` land in ``folder``.
 
@@ -120,6 +145,8 @@ def run_cell(cell, n, folder, args):
     victim, recipe, rule = cell
     done = folder / f"{cell_name(cell)}.json"
     old = json.loads(done.read_text()) if done.exists() else None
+    if old is not None:
+        other_victim(old, args.weights[victim], f"cell {cell_name(cell)}")
     have = old.get("num_examples", 0) if old else 0
     if have >= n:  # a cell of more sentences is kept, never cut down (the table says how many it holds)
         return old
@@ -156,6 +183,7 @@ def run_cell(cell, n, folder, args):
         "seconds": round(sum(p["seconds"] for p in parts), 1),
         "command": cmd[1:],
         "parts": parts,
+        "victim_weights": args.weights[victim],
     }
     atomic_write_text(done, json.dumps(record, indent=2) + "\n")
     print(f"[{time.strftime('%H:%M:%S')}] {cell_name(cell)}: {seconds:.0f} s", flush=True)
@@ -163,15 +191,24 @@ def run_cell(cell, n, folder, args):
 
 
 def certify(victim, n, folder, args):
+    """``textattack-so certify`` of the first ``n`` sentences, kept as ``certify__VICTIM.json``; reused when it
+    covers ``n`` sentences of the same model (with ``--only-table``, as stored)."""
+    from textattack_secondorder.shared.files import atomic_write_text
+
     out = folder / f"certify__{victim}.json"
-    if out.exists() and json.loads(out.read_text())["summary"]["n"] == n:
-        return json.loads(out.read_text())
+    stored = json.loads(out.read_text()) if out.exists() else None
+    if stored is not None and (args.only_table or stored["summary"]["n"] == n):
+        if not args.only_table:
+            other_victim(stored, args.weights[victim], out.name)
+        return stored
     cmd = [_bin("textattack-so"), "certify", "--model", victim, "--num-examples", str(n), "--out", str(out)]
     proc = subprocess.run(cmd, env=_env(args.threads), capture_output=True, text=True)
     if proc.returncode != 0:
         print(proc.stderr[-3000:], file=sys.stderr)
         raise SystemExit(f"certify {victim} failed (exit {proc.returncode})")
-    return json.loads(out.read_text())
+    result = {**json.loads(out.read_text()), "victim_weights": args.weights.get(victim)}
+    atomic_write_text(out, json.dumps(result, indent=2) + "\n")
+    return result
 
 
 def cell_row(cell, record, certificate):
@@ -272,6 +309,8 @@ def main():
 
     from textattack_secondorder.shared.files import atomic_write_text
 
+    # which model each victim name is here (--only-table reads the records as they are and trains nothing)
+    args.weights = {} if args.only_table else {v: victim_weights(v) for v in args.victims}
     certificates = {v: certify(v, args.num_examples, folder, args) for v in args.victims}
     for v, c in certificates.items():
         s = c["summary"]

@@ -194,6 +194,10 @@ def test_certified_victim_trained_with_another_schedule_is_stale(tmp_path, monke
     schedule = dict(VICTIMS["mr-bow-ibp"].train_kwargs["ibp"])
     (d / "metrics.json").write_text(json.dumps({"ibp": {**schedule, "synonyms": "x.json"}}))
     assert victims.stale_reason("mr-bow-ibp") is None and victims.is_trained("mr-bow-ibp")
+    # another optimiser weight decay than the catalogue's (none given: 0) is another victim too
+    wd = VICTIMS["mr-bow-ibp"].train_kwargs.get("weight_decay", 0.0)
+    (d / "metrics.json").write_text(json.dumps({"ibp": schedule, "weight_decay": wd + 1e-4}))
+    assert "weight_decay" in victims.stale_reason("mr-bow-ibp")
     (d / "metrics.json").write_text(json.dumps({"ibp": {**schedule, "eps": schedule["eps"] + 0.5}}))
     assert "eps" in victims.stale_reason("mr-bow-ibp")
     assert not victims.is_trained("mr-bow-ibp")

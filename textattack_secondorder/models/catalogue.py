@@ -25,12 +25,19 @@ IBP_TRAINING = {
 }
 
 
+# The certified CNN's optimiser decays its weights (Adam's L2 term, 1e-3): at the same box it certifies 10 points
+# more of MR's test sentences than without (53.4 against 43.3 %; three seeds 50.9-53.4) for 2-3 points of
+# accuracy; a larger training box alone (eps 1.5-2) cost more accuracy for less (docs/methods.md §1.7).
+CNN_IBP_WEIGHT_DECAY = 1e-3
+
+
 def ibp_training(eps):
     """:data:`IBP_TRAINING` with the boxes of training scaled by ``eps`` (certificates are always for the
     box itself, ``eps = 1``): training on a box larger than the one certified certifies more sentences
     (Gowal et al. 2018 train image models at a larger radius than they verify for the same reason). Measured
-    per architecture in docs/methods.md §1.7: adopted for the bag of words; the CNN's accuracy falls faster than
-    its certified share rises, and the LSTM (not tried) already certifies more than half of MR's test sentences."""
+    per architecture in docs/methods.md §1.7: adopted for the bag of words; the CNN certifies more for less accuracy
+    with a weight decay instead (:data:`CNN_IBP_WEIGHT_DECAY`), and the LSTM (not tried) already certifies more than
+    half of MR's test sentences."""
     return {**IBP_TRAINING, "ibp": {**IBP_TRAINING["ibp"], "eps": eps}}
 
 
@@ -70,7 +77,13 @@ VICTIMS = {
             "mr-cnn-ibp",
             "word",
             "word CNN on GloVe 50d with a word layer, certified (IBP) training (Zhang et al. 2021 robust model)",
-            {"arch": "cnn", "dropout": 0.3, "extra_glove_words": EXTRA_GLOVE_WORDS, **IBP_TRAINING},
+            {
+                "arch": "cnn",
+                "dropout": 0.3,
+                "extra_glove_words": EXTRA_GLOVE_WORDS,
+                **IBP_TRAINING,
+                "weight_decay": CNN_IBP_WEIGHT_DECAY,
+            },
         ),
         VictimSpec(
             "mr-bow-ibp",

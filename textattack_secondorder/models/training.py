@@ -210,6 +210,8 @@ def train_word_model(
         metrics.update(word_layer=bool(word_layer), train_embeddings=bool(train_embeddings))
     if pool is not None:
         metrics["pool"] = pool
+    if weight_decay:
+        metrics["weight_decay"] = weight_decay
     if objective is not None:
         metrics.update(objective.describe())
     if test is not None:

@@ -72,13 +72,19 @@ def victim_path(name):
 
 def stale_reason(name):
     """Why the cached victim ``name`` no longer matches the package's settings for it, in words; ``None``
-    when it does. A certified victim records its IBP schedule in ``metrics.json``; one trained by an older
-    version of the package with another schedule is not the victim the docs describe (docs/methods.md §1.7)."""
-    want = _spec(name).train_kwargs.get("ibp")
+    when it does. A certified victim records its IBP schedule (and a weight decay) in ``metrics.json``; one
+    trained by an older version of the package with other settings is not the victim the docs describe
+    (docs/methods.md §1.7)."""
+    spec = _spec(name).train_kwargs
+    want = spec.get("ibp")
     if want is None:
         return None
-    have = read_metrics(name).get("ibp", {})
+    metrics = read_metrics(name)
+    have = metrics.get("ibp", {})
     changed = {k: (have.get(k), v) for k, v in want.items() if have.get(k) != v}
+    # the optimiser's weight decay is part of the recipe too (§1.7); metrics.json names it only when it is not 0
+    if metrics.get("weight_decay", 0.0) != spec.get("weight_decay", 0.0):
+        changed["weight_decay"] = (metrics.get("weight_decay", 0.0), spec.get("weight_decay", 0.0))
     if not changed:
         return None
     said = ", ".join(f"{k} {old} -> {new}" for k, (old, new) in changed.items())
