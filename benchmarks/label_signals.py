@@ -25,6 +25,8 @@ RULES = {
     "lean1-tag": "lean1 and the word's Penn tag kept (two letters)",
     "lexicon": "cos > 0.8, no negator in or out, neither word has a VADER valence of 1 or more (task-specific)",
     "lean1-lexicon": "lean1 and lexicon",
+    "leansyn1-lexicon": "leansyn1 and lexicon (task-specific)",
+    "lexshift1": "cos > 0.8, no negator in or out, the two words' VADER valences differ by less than 1 (task-specific)",
     "probe": "cos > 0.8, no negator in or out, label probe log-odds of the label fall <= 1",
     "judge": "cos > 0.8 and the patch judge keeps the swap (P >= its threshold; computed on the other rules' picks)",
 }
@@ -56,11 +58,16 @@ def keeps(rule, r):
         except (KeyError, TypeError, ValueError):  # a run recorded before the signal (label_rule.py synonym-lean)
             return False
         return cos_ok and no_neg and r["lean_shift"] <= 1.0 and pooled <= 1.0
-    if rule in ("lexicon", "lean1-lexicon"):
+    if rule in ("lexicon", "lean1-lexicon", "leansyn1-lexicon", "lexshift1"):
         try:
-            calm = abs(float(r["lex_old"])) < 1.0 and abs(float(r["lex_new"])) < 1.0
+            old, new = float(r["lex_old"]), float(r["lex_new"])
         except (KeyError, TypeError, ValueError):  # the lexicon's columns are added after the run
             return False
+        if rule == "lexshift1":
+            return cos_ok and no_neg and abs(new - old) < 1.0
+        calm = abs(old) < 1.0 and abs(new) < 1.0
+        if rule == "leansyn1-lexicon":
+            return calm and keeps("leansyn1", r)
         return cos_ok and no_neg and calm and (rule == "lexicon" or r["lean_shift"] <= 1.0)
     if rule == "lean1-tag":
         return cos_ok and no_neg and r["lean_shift"] <= 1.0 and bool(r["tag_kept"])
