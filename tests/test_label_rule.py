@@ -10,6 +10,7 @@ from conftest import stock_textattack
 from textattack_secondorder.attack_recipes import SPAttack
 from textattack_secondorder.constraints.label_lean import LabelLeanShift
 from textattack_secondorder.constraints.label_rules import build_label_rule
+from textattack_secondorder.constraints.lexicon_swap import SentimentLexiconSwap
 from textattack_secondorder.constraints.negation_swap import NegationSwap, is_negator
 from textattack_secondorder.datasets.label_words import LabelLean, SynonymLabelLean
 from textattack_secondorder.evaluation.flip_capability import FlipCapability, FlipCapabilityResult
@@ -92,6 +93,29 @@ def test_negators_in_or_out_are_refused_and_swapped_among_themselves_kept():
     assert is_negator("isn't") and is_negator("Nothing") and not is_negator("note")
 
 
+def test_lexicon_refuses_opinion_words_in_or_out_that_the_training_data_does_not_lean_on():
+    """A transformer's κ puts in common opinion words ("good", "amazing") that a small training set gives no lean:
+    "good" is in as many negative sentences as positive ones here, so the lean rules keep the reversal, and the
+    lexicon rule refuses it, and refuses taking one out too."""
+    data = DATA + [("a good film", 1), ("not a good film", 0), ("good acting", 1), ("no good acting", 0)]
+    lean, pooled = LabelLean.from_examples(data), SynonymLabelLean.from_examples(data, {})
+    x = AttackedText("the plot was painfully slow and the cast thin")
+    reversal, neutral = swap(x.text, 3, "good"), swap(x.text, 1, "storyline")
+    assert lean.shift("painfully", "good") <= 1.0  # neither word leans in these sentences
+    assert build_label_rule("lean-synonyms", lean=lean, synonym_lean=pooled).kept(x, [reversal, neutral]) == [
+        reversal,
+        neutral,
+    ]
+    rule = build_label_rule("lean-synonyms-lexicon", lean=lean, synonym_lean=pooled)
+    assert rule.kept(x, [reversal, neutral]) == [neutral]
+    assert rule.kept(x, [swap(x.text, 3, "zebra")]) == []  # "painfully" (VADER -2.4) taken out
+    assert "VADER" in rule.describe() and "|valence| >= 1" in rule.describe()
+    c = SentimentLexiconSwap(valences={"fine": 0.8, "great": 3.1})
+    y = AttackedText("a fine film")
+    assert c._check_constraint(swap(y.text, 2, "movie"), y) and not c._check_constraint(swap(y.text, 1, "great"), y)
+    assert not c._check_constraint(AttackedText("a fine film indeed"), y)  # not a one-word swap
+
+
 def test_lean_shift_refuses_what_is_not_a_one_word_swap():
     x = AttackedText("a superb film")
     c = LabelLeanShift(LabelLean.from_examples(DATA))
@@ -153,7 +177,7 @@ def test_sp_attack_reports_the_reversal_under_the_papers_rule_and_not_under_lean
     assert isinstance(lean, SuccessfulAttackResult)
     words = lean.perturbed_result.attacked_text.words
     assert "bad" not in words and "zebra" in words and "superb" in words  # zebra put in, superb left alone
-    assert lean_attack.summary_metrics[ROW].calculate([]).startswith("lean-synonyms (no negator in or out")
+    assert lean_attack.summary_metrics[ROW].calculate([]).startswith("lean-synonyms-lexicon (no negator in or out")
     paper_attack = sp_attack(tmp_path, label_rule="paper")
     assert paper_attack.summary_metrics[ROW].calculate([]) == "paper (cosine > 0.8 only)"
 
@@ -177,7 +201,8 @@ def test_unknown_label_rule_is_one_line_naming_the_choices():
 
     with pytest.raises(RecipeParameterError) as e:
         SPAttack.build(Planted(), kappa=kappa(["bad"]), label_rule="strict")
-    assert "label_rule='strict' is not allowed: choose one of 'lean-synonyms', 'lean', 'paper'" in str(e.value)
+    choices = "choose one of 'lean-synonyms-lexicon', 'lean-synonyms', 'lean', 'paper'"
+    assert f"label_rule='strict' is not allowed: {choices}" in str(e.value)
     assert "\n" not in str(e.value)
 
 
@@ -187,7 +212,7 @@ def test_unknown_label_rule_on_the_command_line_exits_2_in_one_line(capfd):
     )
     assert code == 2
     lines = [line for line in err.strip().splitlines() if line.strip()]
-    assert len(lines) == 1 and "choose one of 'lean-synonyms', 'lean', 'paper'" in lines[0]
+    assert len(lines) == 1 and "choose one of 'lean-synonyms-lexicon', 'lean-synonyms', 'lean', 'paper'" in lines[0]
 
 
 def test_label_data_without_labels_is_one_line(tmp_path):
@@ -225,7 +250,7 @@ def test_asr1_label_rule_flag_unknown_is_one_line_exit_2(capsys):
     assert main(["attack", "--asr1-label-rule", "strict", "--recipe", "textfooler"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--asr1-label-rule: label_rule='strict' is not a label rule" in err
-    assert "choose one of 'lean-synonyms', 'lean', 'paper'" in err
+    assert "choose one of 'lean-synonyms-lexicon', 'lean-synonyms', 'lean', 'paper'" in err
 
 
 # ----------------------------------------------------------------------------- blind-read benchmark's score

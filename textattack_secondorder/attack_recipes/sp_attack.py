@@ -20,11 +20,12 @@ refused for a model without 2 outputs) and caches it under a content key
 (``evaluation/flip_capability/cache.py``); later runs with the same model and data reuse it.
 
 A success counts only when the swap keeps the sentence's label (``label_rule``, docs/methods.md §2.5): by
-default (``'lean-synonyms'``) a candidate that puts in or takes out a negator, or that moves the sentence's words
-more than ``label_max_shift`` nats towards some label in the victim's training sentences (``label_data``, default
-``kappa_dataset``'s training split), each word read alone and pooled with its counter-fitted synonyms, is never
-sent to the victim; ``label_rule='lean'`` reads each word alone only, ``label_rule='paper'`` is the paper's rule
-(cosine > 0.8 only). The summary table names the rule.
+default (``'lean-synonyms-lexicon'``) a candidate that puts in or takes out a negator, that moves the sentence's
+words more than ``label_max_shift`` nats towards some label in the victim's training sentences (``label_data``,
+default ``kappa_dataset``'s training split), each word read alone and pooled with its counter-fitted synonyms, or
+that puts in or takes out a word of a sentiment lexicon (VADER, |valence| >= 1; specific to sentiment) is never
+sent to the victim; ``label_rule='lean-synonyms'`` leaves out the lexicon, ``label_rule='lean'`` also the synonyms,
+``label_rule='paper'`` is the paper's rule (cosine > 0.8 only). The summary table names the rule.
 """
 
 from textattack.goal_functions import UntargetedClassification
@@ -74,9 +75,10 @@ class SPAttack(SORecipe):
         "kappa_m": Param(512, "when κ is computed here: EUBA early stop m (paper default 512)", low=1),
         "label_rule": Param(
             DEFAULT_LABEL_RULE,
-            "which successes keep the label (docs/methods.md §2.5): 'lean-synonyms' (no negator in or out, the words' "
-            "label lean, alone and pooled with their synonyms, moves <= label_max_shift nats), 'lean' (the words "
-            "alone) or 'paper' (cosine > 0.8 only)",
+            "which successes keep the label (docs/methods.md §2.5): 'lean-synonyms-lexicon' (no negator in or out, "
+            "the words' label lean, alone and pooled with their synonyms, moves <= label_max_shift nats, and no "
+            "word of the VADER sentiment lexicon in or out), 'lean-synonyms' (without the lexicon), 'lean' (the "
+            "words alone) or 'paper' (cosine > 0.8 only)",
             choices=tuple(LABEL_RULES),
         ),
         "label_max_shift": Param(

@@ -14,7 +14,8 @@ textattack-secondorder adds to `textattack attack`:
   --asr1                 add the ASR1 row to the summary: the success rate counting only
                          one-word adversarial examples (Xu et al.)
   --asr1-label-rule RULE ASR1 counts a one-word success only when the label rule keeps it
-                         ('lean-synonyms', 'lean' or 'paper'; docs/methods.md §2.5);
+                         ('lean-synonyms-lexicon', 'lean-synonyms', 'lean' or 'paper';
+                         docs/methods.md §2.5);
                          --asr1-label-data DATA:
                          the training sentences of the label lean ('mr' or a CSV; default mr)
   `textattack-so recipes NAME` prints one recipe's parameters with their help."""

@@ -7,7 +7,10 @@ TextAttack constraints on ``x'`` against ``x``, cheapest first; SP-Attack's reci
 ``label_rule`` parameter), so a candidate the rule refuses is never sent to the victim, and ASR1
 (:class:`~..metrics.asr1.ASR1`) can count a one-word success of any attack only when the rule keeps it:
 
-* ``"lean-synonyms"`` (SP-Attack's default): ``"lean"``, then the same check on each word's lean pooled with its
+* ``"lean-synonyms-lexicon"`` (SP-Attack's default): ``"lean-synonyms"``, then
+  :class:`~.lexicon_swap.SentimentLexiconSwap` (no word of a sentiment lexicon put in or taken out: the common
+  opinion words a transformer's κ favours lean too little in a small training set). Specific to sentiment.
+* ``"lean-synonyms"``: ``"lean"``, then the same check on each word's lean pooled with its
   counter-fitted synonyms (:class:`~..datasets.label_words.SynonymLabelLean`: a word too rare in the training
   sentences to lean anywhere borrows the counts of its synonyms).
 * ``"lean"``: :class:`NegationSwap` (no negator put in or taken out), then :class:`LabelLeanShift` (the swap moves
@@ -20,16 +23,20 @@ What each signal was measured to tell, and the blind reads the rule was chosen f
 
 from ..datasets.examples import load_examples
 from ..datasets.label_words import LabelLean, SynonymLabelLean, label_word_counts
+from ..resources.sentiment_lexicon import LEXICON_NAME
 from ..resources.synonyms import SynonymList
 from .label_lean import LEAN_MARGIN, LabelLeanShift
+from .lexicon_swap import MIN_VALENCE, SentimentLexiconSwap
 from .negation_swap import NegationSwap
 
 LABEL_RULES = {
+    "lean-synonyms-lexicon": "'lean-synonyms', and no word of VADER's sentiment lexicon (|valence| >= 1) put in or "
+    "taken out (sentiment tasks)",
     "lean-synonyms": "'lean', and the lean of each word pooled with its counter-fitted synonyms moves <= max_shift",
     "lean": "no negator put in or taken out; the words' label lean in the training data moves <= max_shift nats",
     "paper": "the paper's rule: sentence-encoder cosine > 0.8 only",
 }
-DEFAULT_LABEL_RULE = "lean-synonyms"
+DEFAULT_LABEL_RULE = "lean-synonyms-lexicon"
 
 
 class LabelRule:
@@ -78,11 +85,14 @@ def build_label_rule(name=DEFAULT_LABEL_RULE, lean=None, max_shift=LEAN_MARGIN, 
     source = f", {lean.name}" if lean.name else ""
     constraints = [NegationSwap(), LabelLeanShift(lean, max_shift=max_shift)]
     settings = f"no negator in or out; label-lean shift <= {max_shift:g} nat"
-    if name == "lean-synonyms":
+    if name in ("lean-synonyms", "lean-synonyms-lexicon"):
         if synonym_lean is None:
             raise ValueError(f"label rule {name!r} needs the synonym-pooled label lean of the training sentences")
         constraints.append(LabelLeanShift(synonym_lean, max_shift=max_shift))
         settings += ", also pooled with each word's synonyms"
+    if name == "lean-synonyms-lexicon":
+        constraints.append(SentimentLexiconSwap())
+        settings += f"; no word of the sentiment lexicon ({LEXICON_NAME}, |valence| >= {MIN_VALENCE:g}) in or out"
     return LabelRule(name, constraints, settings=settings + source)
 
 
@@ -103,6 +113,6 @@ def label_rule_for_data(name=DEFAULT_LABEL_RULE, data="mr", max_shift=LEAN_MARGI
     source = f"{data}:train" if data == "mr" else str(data)
     lean = LabelLean.from_examples(labelled, name=source)
     pooled = None
-    if name == "lean-synonyms":  # the synonym list the package ships (the resource slot)
+    if name in ("lean-synonyms", "lean-synonyms-lexicon"):  # the synonym list the package ships (the resource slot)
         pooled = SynonymLabelLean(label_word_counts(labelled), SynonymList(), name=source)
     return build_label_rule(name, lean=lean, max_shift=max_shift, synonym_lean=pooled)
