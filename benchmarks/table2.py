@@ -110,16 +110,15 @@ def _bin(name):
 
 
 def victim_weights(victim):
-    """The cached victim's weights as a short digest (trained first if missing or stale): which model a cell's
-    rows come from. Victims are trained on each machine, and another machine's training (another CPU's float
-    arithmetic) gives another model; a cell's rows and a certificate belong to one of them."""
-    import hashlib
-
-    from textattack_secondorder.models.victims import train_victim, victim_path
+    """The cached victim's files as a digest (trained first if missing or stale; ``models/fingerprint.py``'s
+    ``spec_fingerprint``, the gate's key of the same files): which model a cell's rows come from. Victims are trained
+    on each machine, and another machine's training (another CPU's float arithmetic) gives another model; a cell's
+    rows and a certificate belong to one of them."""
+    from textattack_secondorder.models.fingerprint import spec_fingerprint
+    from textattack_secondorder.models.victims import train_victim
 
     train_victim(victim, progress=False)
-    digest = hashlib.sha256((victim_path(victim) / "model.safetensors").read_bytes()).hexdigest()
-    return digest[:16]
+    return spec_fingerprint(victim)
 
 
 def other_victim(record, weights, what):

@@ -83,8 +83,9 @@ def stale_reason(name):
     have = metrics.get("ibp", {})
     changed = {k: (have.get(k), v) for k, v in want.items() if have.get(k) != v}
     # the optimiser's weight decay is part of the recipe too (§1.7); metrics.json names it only when it is not 0
-    if metrics.get("weight_decay", 0.0) != spec.get("weight_decay", 0.0):
-        changed["weight_decay"] = (metrics.get("weight_decay", 0.0), spec.get("weight_decay", 0.0))
+    decay = (metrics.get("weight_decay", 0.0), spec.get("weight_decay", 0.0))
+    if decay[0] != decay[1]:
+        changed["weight_decay"] = decay
     if not changed:
         return None
     said = ", ".join(f"{k} {old} -> {new}" for k, (old, new) in changed.items())
