@@ -37,6 +37,8 @@ LABEL_RULES = {
     "paper": "the paper's rule: sentence-encoder cosine > 0.8 only",
 }
 DEFAULT_LABEL_RULE = "lean-synonyms-lexicon"
+#: the rules that also read each word's lean pooled with its counter-fitted synonyms
+POOLED_RULES = ("lean-synonyms", "lean-synonyms-lexicon")
 
 
 class LabelRule:
@@ -85,7 +87,7 @@ def build_label_rule(name=DEFAULT_LABEL_RULE, lean=None, max_shift=LEAN_MARGIN, 
     source = f", {lean.name}" if lean.name else ""
     constraints = [NegationSwap(), LabelLeanShift(lean, max_shift=max_shift)]
     settings = f"no negator in or out; label-lean shift <= {max_shift:g} nat"
-    if name in ("lean-synonyms", "lean-synonyms-lexicon"):
+    if name in POOLED_RULES:
         if synonym_lean is None:
             raise ValueError(f"label rule {name!r} needs the synonym-pooled label lean of the training sentences")
         constraints.append(LabelLeanShift(synonym_lean, max_shift=max_shift))
@@ -113,6 +115,6 @@ def label_rule_for_data(name=DEFAULT_LABEL_RULE, data="mr", max_shift=LEAN_MARGI
     source = f"{data}:train" if data == "mr" else str(data)
     lean = LabelLean.from_examples(labelled, name=source)
     pooled = None
-    if name in ("lean-synonyms", "lean-synonyms-lexicon"):  # the synonym list the package ships (the resource slot)
+    if name in POOLED_RULES:  # the synonym list the package ships (the resource slot)
         pooled = SynonymLabelLean(label_word_counts(labelled), SynonymList(), name=source)
     return build_label_rule(name, lean=lean, max_shift=max_shift, synonym_lean=pooled)
