@@ -79,15 +79,19 @@ def test_fast_wrapper_gives_textattacks_logits(kind):
     assert torch.allclose(ours(SENTENCES), expected, atol=1e-5, rtol=0)
 
 
-def test_fast_wrapper_pads_to_the_longest_input_not_512():
+def test_fast_wrapper_pads_to_the_longest_input_not_512(monkeypatch):
+    from textattack_secondorder.models.onnx_forward import RUNTIME_ENV
     from textattack_secondorder.models.wrappers import fast_model_wrapper
 
+    monkeypatch.setenv(RUNTIME_ENV, "torch")  # torch's forwards are what the hook sees (onnxruntime's: same inputs)
     theirs = textattack_wrapper("bert")
     seen = sequence_lengths(theirs.model)
     theirs(SENTENCES)
     fast_model_wrapper(theirs)(SENTENCES)
     longest = max(len(theirs.tokenizer(s)["input_ids"]) for s in SENTENCES)
     assert seen == [512, longest]
+    monkeypatch.delenv(RUNTIME_ENV)
+    assert fast_model_wrapper(theirs).encode(SENTENCES)["input_ids"].shape[1] == longest
 
 
 def test_other_wrappers_are_left_alone(monkeypatch):
