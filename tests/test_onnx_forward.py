@@ -91,3 +91,21 @@ def test_runtime_choice_and_a_pickled_copy(monkeypatch):
     copy = pickle.loads(pickle.dumps(fast))
     assert copy.onnx.session is None
     assert torch.allclose(copy(SENTENCES), expected, atol=1e-5, rtol=0) and copy.onnx.session is not None
+
+
+def test_token_classifier_forwards_use_onnxruntime_with_torchs_answers(monkeypatch):
+    """κ, ρ and SP-Attack's forward checks (``TokenClassifier``) go the same way; train mode stays in torch."""
+    from textattack_secondorder.models.onnx_forward import RUNTIME_ENV
+    from textattack_secondorder.models.token_classifier import TokenClassifier
+
+    model, tok = tiny_classifier("minilm")
+    fast = TokenClassifier(model, tok, device="cpu", batch_size=3)
+    monkeypatch.setenv(RUNTIME_ENV, "torch")
+    plain = TokenClassifier(model, tok, device="cpu", batch_size=3)
+    assert plain.onnx is None and fast.onnx is not None
+    rows = torch.randint(5, len(tok.get_vocab()), (7, 9))
+    assert torch.allclose(fast.predict(rows), plain.predict(rows), atol=1e-6, rtol=0)
+    assert fast.onnx.session is not None
+    assert torch.equal(fast.predict_labels(rows), plain.predict_labels(rows))
+    model.train()  # dropout on: only torch can answer as the model now would
+    assert fast.onnx.logits({"input_ids": rows, "attention_mask": torch.ones_like(rows)}) is None

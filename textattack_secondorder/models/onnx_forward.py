@@ -4,11 +4,14 @@ On a CPU, onnxruntime runs the same float32 graph as torch about twice as fast (
 MR, 64 texts of 22 tokens, one thread: 0.37 s in torch, 0.16 s in onnxruntime, logits within 2e-6).
 :class:`OnnxForward` exports the model in memory (about a second for MiniLM, no file is written), checks the
 exported graph against torch on the batch it was exported with and on a second one of another shape, and is used
-by :class:`~.wrappers.SOModelWrapper` for its forwards without gradients; ``get_grad`` and training stay in torch.
+for the forwards without gradients of :class:`~.wrappers.SOModelWrapper` (attacks) and
+:class:`~.token_classifier.TokenClassifier` (κ, ρ, SP-Attack, the defenses' measurements); gradients and training
+stay in torch.
 
 The weights may change under it (``defend`` fine-tunes the model it queries): each call compares the parameters'
 version counters with the ones it exported, and a changed model is queried in torch until two calls in a row find
-the same weights, then exported again (an export per fine-tuning run, not per step).
+the same weights, then exported again (an export per fine-tuning run, not per step). A model in train mode is
+always queried in torch (the graph is the eval-mode model).
 """
 
 import io
@@ -44,6 +47,25 @@ def requested_runtime(runtime=None):
     return value
 
 
+def onnx_forward_for(model, runtime=None):
+    """An :class:`OnnxForward` of ``model`` where its forwards on the CPU may go through onnxruntime (a float32
+    transformer, onnxruntime installed, ``runtime`` / ``$TEXTATTACK_SECONDORDER_VICTIM_RUNTIME`` not ``torch``),
+    else ``None``. The one place that decides it, for :class:`~.wrappers.SOModelWrapper` (attacks) and
+    :class:`~.token_classifier.TokenClassifier` (κ, ρ, SP-Attack, the defenses' measurements)."""
+    from .word_models import is_word_model
+
+    runtime = requested_runtime(runtime)
+    if runtime == "torch":
+        return None
+    if not onnxruntime_available():
+        if runtime == "onnx":
+            raise ValueError("victim runtime 'onnx' needs onnxruntime: pip install 'textattack-secondorder[offline]'")
+        return None
+    if is_word_model(model) or any(p.dtype != torch.float32 for p in model.parameters()):
+        return None  # a word model's forwards cost next to nothing; half precision is exported as it runs in torch
+    return OnnxForward(model)
+
+
 def weights_version(model):
     """What changes when a parameter is replaced or updated in place (optimizer steps bump ``_version``)."""
     return tuple((p.data_ptr(), p._version) for p in model.parameters())
@@ -76,7 +98,7 @@ class OnnxForward:
 
     def logits(self, enc):
         """``enc``: the tokenizer's dict of CPU tensors. Float32 logits as a CPU tensor, or ``None``."""
-        if self.failed:
+        if self.failed or self.model.training:  # the graph is the eval-mode model (no dropout)
             return None
         version = weights_version(self.model)
         seen, self.last_version = self.last_version, version
@@ -150,4 +172,4 @@ class OnnxForward:
         return state
 
 
-__all__ = ["OnnxForward", "RUNTIME_ENV", "onnxruntime_available", "requested_runtime"]
+__all__ = ["OnnxForward", "RUNTIME_ENV", "onnx_forward_for", "onnxruntime_available", "requested_runtime"]

@@ -12,6 +12,7 @@ import numpy as np
 import torch
 
 from ..shared.errors import UserError
+from .onnx_forward import onnx_forward_for
 from .prediction import predict_logits
 from .probe import model_name
 
@@ -31,6 +32,10 @@ class TokenClassifier:
         tokenizer: its tokenizer.
         batch_size: sequences per forward pass.
         max_length: longer inputs are truncated.
+
+    Forwards without gradients (:meth:`predict`, :meth:`predict_labels`) of a transformer on the CPU go through
+    onnxruntime as :class:`~.wrappers.SOModelWrapper`'s do (:func:`~.onnx_forward.onnx_forward_for`,
+    docs/methods.md §9.6); gradients stay in torch.
     """
 
     def __init__(self, model, tokenizer, device=None, batch_size=256, max_length=128):
@@ -41,6 +46,7 @@ class TokenClassifier:
         self.batch_size = int(batch_size)
         self.max_length = int(max_length)
         self.special_ids = set(tokenizer.all_special_ids)
+        self.onnx = onnx_forward_for(self.model)
         for name in ("mask_token_id", "unk_token_id", "pad_token_id"):
             tid = getattr(tokenizer, name, None)
             if tid is not None:
@@ -97,10 +103,18 @@ class TokenClassifier:
         out = []
         with torch.no_grad():
             for s in range(0, len(id_rows), self.batch_size):
-                batch = id_rows[s : s + self.batch_size].to(self.device)
-                logits = self.model(input_ids=batch, attention_mask=torch.ones_like(batch)).logits
+                logits = self._logits(id_rows[s : s + self.batch_size].to(self.device))
                 out.append(torch.softmax(logits.float(), -1).cpu())
         return torch.cat(out) if out else torch.zeros((0, 0))
+
+    def _logits(self, batch):
+        """Logits of equal-length id rows without padding, through onnxruntime where it is used (module doc)."""
+        enc = {"input_ids": batch, "attention_mask": torch.ones_like(batch)}
+        if self.onnx is not None and batch.device.type == "cpu":
+            logits = self.onnx.logits(enc)
+            if logits is not None:
+                return logits
+        return self.model(**enc).logits
 
     def predict_labels(self, id_rows):
         """Predicted labels of equal-length id rows (a 2-D LongTensor on the model's device), one forward
@@ -108,8 +122,7 @@ class TokenClassifier:
         out = []
         with torch.no_grad():
             for s in range(0, len(id_rows), self.batch_size):
-                batch = id_rows[s : s + self.batch_size]
-                out.append(self.model(input_ids=batch, attention_mask=torch.ones_like(batch)).logits.argmax(-1))
+                out.append(self._logits(id_rows[s : s + self.batch_size]).argmax(-1).to(self.device))
         return torch.cat(out) if out else torch.zeros((0,), dtype=torch.long, device=self.device)
 
     def predict_texts(self, texts):

@@ -23,7 +23,7 @@ from textattack.models.wrappers import HuggingFaceModelWrapper
 from transformers import PreTrainedModel
 
 from ..shared.device import resolve_device
-from .onnx_forward import OnnxForward, onnxruntime_available, requested_runtime
+from .onnx_forward import onnx_forward_for
 from .word_models import is_word_model
 
 logger = logging.getLogger(__name__)
@@ -61,12 +61,7 @@ class SOModelWrapper(HuggingFaceModelWrapper):
             max_length = mml if mml and mml < int(1e29) else _FALLBACK_MAX_LENGTH
         self.max_length = int(max_length)
         self.batch_size = int(batch_size)
-        self.runtime = requested_runtime(runtime)
-        if self.runtime == "onnx" and not onnxruntime_available():
-            raise ValueError("victim runtime 'onnx' needs onnxruntime: pip install 'textattack-secondorder[offline]'")
-        float32 = all(p.dtype == torch.float32 for p in self.model.parameters())
-        use_onnx = self.runtime != "torch" and float32 and not is_word_model(self.model) and onnxruntime_available()
-        self.onnx = OnnxForward(self.model) if use_onnx else None
+        self.onnx = onnx_forward_for(self.model, runtime)
 
     # -- inputs ---------------------------------------------------------------
     @staticmethod

@@ -96,11 +96,19 @@ def certify(model, tokenizer, examples, synonyms=None, batch_size=BATCH_SIZE, pr
         )
     n = len(out)
     summary = {
-        "n": n,
-        "accuracy": sum(r["correct"] for r in out) / n if n else None,
-        "certified_accuracy": sum(r["correct"] and r["certified"] for r in out) / n if n else None,
-        "certified": sum(r["certified"] for r in out) / n if n else None,
+        **shares(out),
         "seconds_per_example": round(seconds / n, 5) if n else None,
         "synonyms": sets.synonyms.source,
     }
     return {"summary": summary, "examples": out}
+
+
+def shares(examples):
+    """``n``, ``accuracy``, ``certified_accuracy`` and ``certified`` of a certificate's ``examples`` (shares of all)."""
+    n = len(examples)
+    return {
+        "n": n,
+        "accuracy": sum(r["correct"] for r in examples) / n if n else None,
+        "certified_accuracy": sum(r["correct"] and r["certified"] for r in examples) / n if n else None,
+        "certified": sum(r["certified"] for r in examples) / n if n else None,
+    }
