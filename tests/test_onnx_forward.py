@@ -109,3 +109,10 @@ def test_token_classifier_forwards_use_onnxruntime_with_torchs_answers(monkeypat
     assert torch.equal(fast.predict_labels(rows), plain.predict_labels(rows))
     model.train()  # dropout on: only torch can answer as the model now would
     assert fast.onnx.logits({"input_ids": rows, "attention_mask": torch.ones_like(rows)}) is None
+
+
+def test_a_graph_exported_on_one_text_answers_a_batch():
+    fast, plain = wrappers("roberta")
+    assert torch.allclose(fast(SENTENCES[:1]), plain(SENTENCES[:1]), atol=1e-5, rtol=0)
+    assert fast.onnx.session is not None
+    assert torch.allclose(fast(SENTENCES * 3), plain(SENTENCES * 3), atol=1e-5, rtol=0)
