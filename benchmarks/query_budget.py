@@ -6,7 +6,7 @@ budget), so one run at the reference budget answers every smaller budget: a succ
 queries; a row cut at ``B`` costs about ``B / q`` of its seconds (the victim's two forwards per neighbour
 are most of a long row, docs/methods.md §9.4). ``patience`` is replayed from each row's ``trace`` (depth,
 lowest loss of Eq. 4, queries so far per step): the search stops after ``patience`` steps in a row that do
-not lower the lowest loss found so far.
+not lower the lowest loss found so far; ``max_depth`` ``d`` likewise: the search ends after its ``d``-th step.
 
 Reads the ``*_examples.csv`` of ``benchmarks/second_order.py`` (columns ``result``, ``queries``,
 ``cpu_seconds``/``seconds``, ``trace``) or a cell CSV of ``benchmarks/table2.py`` (TextAttack's log:
@@ -63,6 +63,11 @@ def stop_queries(trace, patience):
     return None
 
 
+def depth_queries(trace, max_depth):
+    """Queries spent when a search of at most ``max_depth`` steps ends, or None if it ran no deeper."""
+    return trace[max_depth - 1]["queries"] if len(trace) > max_depth else None
+
+
 def replay(rows, cut):
     """Successes and median seconds when each row is cut at ``cut(row)`` queries (None: not cut)."""
     kept, fail_secs, succ_secs = 0, [], []
@@ -84,13 +89,15 @@ def replay(rows, cut):
     }
 
 
-def table(path, budgets, patiences, recipe="so-beam"):
+def table(path, budgets, patiences, recipe="so-beam", depths=()):
     rows = read_rows(path, recipe)
     lines = [{"rule": "as run", **replay(rows, lambda r: None)}]
     lines += [{"rule": f"budget {b:,}", **replay(rows, lambda r, b=b: b)} for b in budgets]
     if rows and all(r["trace"] is not None for r in rows):
         for p in patiences:
             lines.append({"rule": f"patience {p}", **replay(rows, lambda r, p=p: stop_queries(r["trace"], p))})
+        for d in depths:
+            lines.append({"rule": f"max_depth {d}", **replay(rows, lambda r, d=d: depth_queries(r["trace"], d))})
     q = pd.DataFrame(rows)
     return {
         "file": str(path),
@@ -115,10 +122,11 @@ def main():
     ap.add_argument("files", nargs="+", type=Path)
     ap.add_argument("--budgets", nargs="+", type=int, default=[2000, 5000, 10000, 15000, 20000])
     ap.add_argument("--patience", nargs="+", type=int, default=[1, 2])
+    ap.add_argument("--max-depth", nargs="*", type=int, default=[], help="replay so-beam's max_depth (default 6)")
     ap.add_argument("--recipe", default="so-beam", help="the rows of this recipe, where a file holds several")
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
-    tables = [table(f, args.budgets, args.patience, args.recipe) for f in args.files]
+    tables = [table(f, args.budgets, args.patience, args.recipe, args.max_depth) for f in args.files]
     text = "\n".join(markdown(t) for t in tables)
     print(text)
     if args.out:
