@@ -191,15 +191,19 @@ def run_cell(cell, n, folder, args):
 
 def certify(victim, n, folder, args):
     """``textattack-so certify`` of the first ``n`` sentences, kept as ``certify__VICTIM.json``; reused when it
-    covers ``n`` sentences of the same model (with ``--only-table``, as stored)."""
+    covers at least ``n`` sentences of the same model, read as its first ``n`` (the file is kept whole; with
+    ``--only-table``, as stored)."""
+    from textattack_secondorder.models.ibp.certification import shares
     from textattack_secondorder.shared.files import atomic_write_text
 
     out = folder / f"certify__{victim}.json"
     stored = json.loads(out.read_text()) if out.exists() else None
-    if stored is not None and (args.only_table or stored["summary"]["n"] == n):
-        if not args.only_table:
-            other_victim(stored, args.weights[victim], out.name)
-        return stored
+    if stored is not None and (args.only_table or stored["summary"]["n"] >= n):
+        if args.only_table:
+            return stored
+        other_victim(stored, args.weights[victim], out.name)
+        first = stored["examples"][:n]
+        return {**stored, "summary": {**stored["summary"], **shares(first)}, "examples": first}
     cmd = [_bin("textattack-so"), "certify", "--model", victim, "--num-examples", str(n), "--out", str(out)]
     proc = subprocess.run(cmd, env=_env(args.threads), capture_output=True, text=True)
     if proc.returncode != 0:
