@@ -87,9 +87,8 @@ class OnnxForward:
     """The logits of ``model`` on tokenizer outputs, by onnxruntime; :meth:`logits` returns ``None`` where torch
     must answer (an export that failed or disagreed, weights that changed, other input names)."""
 
-    def __init__(self, model, threads=None):
+    def __init__(self, model):
         self.model = model
-        self.threads = threads
         self.session = None
         self.keys = None
         self.exported_version = None
@@ -134,7 +133,7 @@ class OnnxForward:
                     dynamo=False,
                 )
             options = ort.SessionOptions()
-            options.intra_op_num_threads = int(self.threads or torch.get_num_threads())
+            options.intra_op_num_threads = torch.get_num_threads()  # the threads torch was given
             options.inter_op_num_threads = 1
             session = ort.InferenceSession(buf.getvalue(), options, providers=["CPUExecutionProvider"])
         except Exception as e:  # an architecture the exporter cannot trace: torch answers
