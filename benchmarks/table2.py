@@ -23,7 +23,9 @@ and exits 1.
 timing are kept in ``--out``/cells as it finishes; a re-run skips finished cells (resume) and grows a finished
 cell of fewer sentences by the missing ones (``run_cell``). Each cell and certificate records the digest of the
 victim's weights it ran on; a cell or certificate of another model (a victim retrained with other settings, or on
-another machine, whose float arithmetic trains another model) is neither reused nor grown: one line says so. Writes
+another machine, whose float arithmetic trains another model) is neither reused nor grown: one line says so. A
+victim trained again to the same weights is recognised by its certificates (``adopt_same_model``: every stored
+margin equal) and its records are restamped. Writes
 ``table2.json``, ``table2.csv`` and ``table2.md`` (the table beside the paper's figures).
 """
 
@@ -129,6 +131,48 @@ def other_victim(record, weights, what):
             f"table2: {what} holds rows of another model (weights {had or 'not recorded'}, the cached victim's "
             f"{weights}); move it aside (as benchmarks/results/table2_bow_eps1/ was) to run it on this victim"
         )
+
+
+def same_margins(a, b):
+    """Whether two certificates of the same sentences agree sentence for sentence: prediction, verdict and the
+    worst margin bound (stored to 6 decimals). Every weight of the model moves these margins, so two models
+    that agree on all of them are, for the table, one model."""
+    keys = ("text", "prediction", "certified", "margin")
+    return len(a) == len(b) and all(all(x[k] == y[k] for k in keys) for x, y in zip(a, b))
+
+
+def adopt_same_model(victim, folder, weights, args):
+    """Restamp ``folder``'s records of ``victim`` with ``weights`` when they were made on a model whose digest
+    differs but whose certificates are the cached victim's, margin for margin (the digest once counted the
+    victim's training record, ``metrics.json``, whose seconds differ on every retraining of the same weights).
+    The stored certificate's sentences are certified again here (``certify`` takes well under a second a
+    sentence); any difference leaves every record as it is, for :func:`other_victim` to refuse."""
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    out = folder / f"certify__{victim}.json"
+    stored = json.loads(out.read_text()) if out.exists() else None
+    if stored is None or stored.get("victim_weights") in (None, weights):
+        return
+    had = stored["victim_weights"]
+    check = folder / f".certify__{victim}.check.json"
+    cmd = [_bin("textattack-so"), "certify", "--model", victim, "--num-examples", str(stored["summary"]["n"])]
+    proc = subprocess.run(cmd + ["--out", str(check)], env=_env(args.threads), capture_output=True, text=True)
+    fresh = json.loads(check.read_text())["examples"] if proc.returncode == 0 and check.exists() else None
+    check.unlink(missing_ok=True)
+    if fresh is None or not same_margins(stored["examples"], fresh):
+        return
+    records = [out] + [p for p in (folder / "cells").glob(f"{victim}__*.json")]
+    for path in records:
+        record = json.loads(path.read_text())
+        if record.get("victim_weights") == had:
+            record["victim_weights"] = weights
+            record["earlier_weights_digests"] = [*record.get("earlier_weights_digests", []), had]
+            atomic_write_text(path, json.dumps(record, indent=2) + "\n")
+    print(
+        f"table2: {victim}: weights digest {weights} (the records' {had}), the same certificate margins on all "
+        f"{len(fresh)} stored sentences: the same model; its records in {folder} are restamped",
+        flush=True,
+    )
 
 
 def run_cell(cell, n, folder, args):
@@ -314,6 +358,8 @@ def main():
 
     # which model each victim name is here (--only-table reads the records as they are and trains nothing)
     args.weights = {} if args.only_table else {v: victim_weights(v) for v in args.victims}
+    for v, w in args.weights.items():
+        adopt_same_model(v, folder, w, args)
     certificates = {v: certify(v, args.num_examples, folder, args) for v in args.victims}
     for v, c in certificates.items():
         s = c["summary"]

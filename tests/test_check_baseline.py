@@ -283,6 +283,8 @@ def test_spec_fingerprint_names_file_contents(tmp_path):
     fp = spec_fingerprint(str(tmp_path / "a"))
     shutil.copytree(tmp_path / "a", tmp_path / "b")  # a fresh checkout: new times, same bytes
     assert spec_fingerprint(str(tmp_path / "b")) == fp
+    (tmp_path / "b" / "metrics.json").write_text('{"train_seconds": 5.5}')  # a retrain's record, same weights
+    assert spec_fingerprint(str(tmp_path / "b")) == fp
     (tmp_path / "b" / "w.bin").write_bytes(b"weightz")
     assert spec_fingerprint(str(tmp_path / "b")) != fp
 

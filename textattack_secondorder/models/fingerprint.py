@@ -19,7 +19,7 @@ import numpy as np
 from ..resources.paths import cache_dir
 from ..shared.digest import Digest
 from ..shared.files import atomic_write_text
-from .victims import VICTIMS, victim_path
+from .victims import METRICS_FILE, VICTIMS, victim_path
 
 FINGERPRINT_TEXTS = (
     "the film is good and the acting is fine .",
@@ -97,11 +97,17 @@ def file_digest(path, memo_dir=None):
     return digest
 
 
+# A demo victim's training record (its seconds, dev figures, device) sits in the model's folder but is not the
+# model: retraining bit-identical weights writes another one on every run.
+TRAINING_RECORDS = frozenset({METRICS_FILE})
+
+
 def spec_fingerprint(spec):
     """Digest of the files behind a model spec (a ``.py`` file, a folder, a demo victim's folder), without
-    loading the model: the names and contents of the files (:func:`file_digest`). A retrained or
-    replaced model under the same name gets a new digest; the same files copied or checked out
-    elsewhere get the same one. ``""`` for a hub id or unknown name.
+    loading the model: the names and contents of the files (:func:`file_digest`), a folder's
+    :data:`TRAINING_RECORDS` left out. A model retrained to other weights or replaced under the same name gets a
+    new digest; the same files copied or checked out elsewhere, or the same weights trained again, get the same
+    one. ``""`` for a hub id or unknown name.
     """
     path = Path(str(spec).split("^")[0])
     if not path.exists():
@@ -111,7 +117,12 @@ def spec_fingerprint(spec):
             return ""
     if not path.exists():
         return ""
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    if path.is_file():
+        files = [path]
+    else:
+        files = sorted(
+            p for p in path.rglob("*") if p.is_file() and p.relative_to(path).as_posix() not in TRAINING_RECORDS
+        )
     h = Digest()
     for f in files:
         h.update(f"{f.relative_to(path) if path.is_dir() else f.name}|{file_digest(f)}\n".encode())
