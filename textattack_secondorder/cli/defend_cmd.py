@@ -143,17 +143,6 @@ def add_embedding_args(parser):
     )
 
 
-#: what ``defend`` says after SP-Defense on one of the package's word models (docs/methods.md §2.4, §2.6)
-WORD_MODEL_CAVEAT = (
-    "note: on this package's word models SP-Defense is measured (3 seeds, the defaults: 1,000 steps, SP-Attack "
-    "under 'lean-synonyms', docs/methods.md §2.6) to lower SP-Attack's success on the demo LSTM (85.9 -> "
-    "44.5 +- 1.4 %, rho* +7.0) and the demo CNN (87.1 -> 71.5 +- 4.8 %), but not to raise the CNN's rho* "
-    "(72.2 -> 70.2 +- 3.3); fine-tuning the CNN (its GloVe vectors were frozen in training) makes it easier for "
-    "textfooler-offline (82.9 -> 88.2 % with no defense at all). Measure yours: `textattack-so defend --compare "
-    "vanilla,continue,rand,a2t,sp-defense --model ...`"
-)
-
-
 def run(args):
     if args.compare is not None:
         return run_compare(args)
@@ -161,7 +150,6 @@ def run(args):
     from ..defense.defend import defend_model
     from ..models.loading import load_model_wrapper
     from ..models.token_classifier import TokenClassifier
-    from ..models.word_models import is_word_model
     from ..shared.inputs import write_skipped
 
     # the data first: a wrong column or file is one line before the model loads
@@ -210,8 +198,8 @@ def run(args):
         f"{'n/a' if before is None else f'{before:.4f}'} -> {'n/a' if after is None else f'{after:.4f}'} "
         f"(on {test_source}); saved {args.out}"
     )
-    if args.defense == "sp-defense" and is_word_model(getattr(model, "model", None)):
-        print(WORD_MODEL_CAVEAT)
+    if record.get("note"):  # what SP-Defense was measured to do on this kind of model (defense.json has it too)
+        print(record["note"])
     return 0
 
 
