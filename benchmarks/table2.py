@@ -133,6 +133,12 @@ def other_victim(record, weights, what):
         )
 
 
+def run_certify(victim, n, out, args):
+    """``textattack-so certify`` of the first ``n`` sentences into ``out``, with the cells' thread settings."""
+    cmd = [_bin("textattack-so"), "certify", "--model", victim, "--num-examples", str(n), "--out", str(out)]
+    return subprocess.run(cmd, env=_env(args.threads), capture_output=True, text=True)
+
+
 def same_margins(a, b):
     """Whether two certificates of the same sentences agree sentence for sentence: prediction, verdict and the
     worst margin bound (stored to 6 decimals). Every weight of the model moves these margins, so two models
@@ -155,8 +161,7 @@ def adopt_same_model(victim, folder, weights, args):
         return
     had = stored["victim_weights"]
     check = folder / f".certify__{victim}.check.json"
-    cmd = [_bin("textattack-so"), "certify", "--model", victim, "--num-examples", str(stored["summary"]["n"])]
-    proc = subprocess.run(cmd + ["--out", str(check)], env=_env(args.threads), capture_output=True, text=True)
+    proc = run_certify(victim, stored["summary"]["n"], check, args)
     fresh = json.loads(check.read_text())["examples"] if proc.returncode == 0 and check.exists() else None
     check.unlink(missing_ok=True)
     if fresh is None or not same_margins(stored["examples"], fresh):
@@ -248,8 +253,7 @@ def certify(victim, n, folder, args):
         other_victim(stored, args.weights[victim], out.name)
         first = stored["examples"][:n]
         return {**stored, "summary": {**stored["summary"], **shares(first)}, "examples": first}
-    cmd = [_bin("textattack-so"), "certify", "--model", victim, "--num-examples", str(n), "--out", str(out)]
-    proc = subprocess.run(cmd, env=_env(args.threads), capture_output=True, text=True)
+    proc = run_certify(victim, n, out, args)
     if proc.returncode != 0:
         print(proc.stderr[-3000:], file=sys.stderr)
         raise SystemExit(f"certify {victim} failed (exit {proc.returncode})")
