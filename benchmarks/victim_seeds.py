@@ -66,7 +66,7 @@ def victim_spec(name, seed, root):
     arch = kwargs.pop("arch")
     train, test = _load_data(spec, None)
     register_auto_classes()
-    model, tokenizer, metrics = training.train_word_model(arch, train, test, seed=seed, **kwargs)
+    model, tokenizer, metrics = training.train_word_model(arch, train, test, seed=seed, progress=False, **kwargs)
     name_classes(model.to("cpu"), spec)
     tmp = folder.with_name(folder.name + ".tmp")
     model.save_pretrained(str(tmp), safe_serialization=True)
