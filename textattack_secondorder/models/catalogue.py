@@ -26,8 +26,9 @@ IBP_TRAINING = {
 
 
 # The certified CNN's optimiser decays its weights (Adam's L2 term, 1e-3): at the same box it certifies 10 points
-# more of MR's test sentences than without (53.4 against 43.3 %; three seeds 50.9-53.4) for 2-3 points of
-# accuracy; a larger training box alone (eps 1.5-2) cost more accuracy for less (docs/methods.md §1.7).
+# more of MR's test sentences than without (53.4 against 43.3 %; three seeds 50.9-53.4, on another machine
+# 49.3-53.6) for 2-3 points of accuracy; a larger training box alone (eps 1.5-2) cost more accuracy for less
+# (docs/methods.md §1.7).
 CNN_IBP_WEIGHT_DECAY = 1e-3
 
 
