@@ -215,21 +215,18 @@ def test_defend_a2t_trains_on_real_attacks_and_keeps_them(tmp_path):
     raw = tiny_word_cnn(WORDS)
     wrapper = so_wrapper(raw)
     before = [p.detach().clone() for p in raw.model.parameters()]
-    from textattack_secondorder.defense import training
-
-    real = training._a2t_batches
-
-    def with_light_attack(clf, mw, examples, labels, attack, *rest):
-        return real(clf, mw, examples, labels, light_attack(mw), *rest)
-
-    mp = pytest.MonkeyPatch()
-    mp.setattr(training, "_a2t_batches", with_light_attack)
-    try:
-        record = defend_model(
-            wrapper, DATA * 3, DATA, tmp_path / "a2t", defense="a2t", steps=9, batch_size=4, progress=False
-        )
-    finally:
-        mp.undo()
+    # the attack that makes the sets is a parameter (a light one here; by default the a2t-offline recipe)
+    record = defend_model(
+        wrapper,
+        DATA * 3,
+        DATA,
+        tmp_path / "a2t",
+        defense="a2t",
+        steps=9,
+        batch_size=4,
+        progress=False,
+        attack=light_attack(wrapper),
+    )
     assert record["defense"] == "a2t" and len(record["a2t_rounds"]) == 3
     assert [r["step"] for r in record["a2t_rounds"]] == [2, 4, 6]
     assert any(not torch.equal(a, b) for a, b in zip(before, raw.model.parameters()))

@@ -69,13 +69,15 @@ def defend_model(
     a2t_rounds=None,
     info=None,
     progress=True,
+    attack=None,
 ):
     """Fine-tune ``model_wrapper``'s model in place with ``defense``, save it to ``out`` and return its
     ``defense.json`` record (``info`` adds fields: the base model, where the data come from ...).
 
     ``embeddings``: ``"train"``, ``"freeze"`` or ``"default"`` (:func:`~.training.default_train_embeddings`); the
     record says what was done (``"train"``, ``"freeze"``, ``"as trained"``).
-    A2T's adversarial texts go to ``out/a2t_examples.csv``.
+    A2T's adversarial texts go to ``out/a2t_examples.csv``; ``attack``: the TextAttack ``Attack`` that makes them
+    (default: the ``a2t-offline`` recipe on ``model_wrapper``).
     """
     candidates = gradient_candidates or default_gradient_candidates(model_wrapper.model)
     train_embeddings = {"train": True, "freeze": False}.get(embeddings, default_train_embeddings(model_wrapper.model))
@@ -97,6 +99,7 @@ def defend_model(
         model_batch_size=model_batch_size,
         a2t_log=a2t_log,
         a2t_rounds=a2t_rounds,
+        attack=attack,
         progress=progress,
     )
     cpu_seconds = time.process_time() - cpu0
