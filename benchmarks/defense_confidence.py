@@ -43,14 +43,27 @@ def parse_args(argv=None):
 
 
 def cell_name(row):
-    return "vanilla" if row["defense"] == "vanilla" else f"{row['defense']}-seed{row['seed']}"
+    from textattack_secondorder.defense.comparison import cell_name as comparison_cell
+
+    return comparison_cell(row["defense"], row["seed"])
 
 
 def sp_attack_rows(folder, row):
-    rule = row.get("sp_attack_label_rule", "paper")
-    key = "sp_attack" if rule == "paper" else f"sp_attack_{rule}"
+    from textattack_secondorder.defense.measure import sp_attack_key
+
+    key = sp_attack_key(row.get("sp_attack_label_rule", "paper"))
     path = Path(folder) / "work" / cell_name(row) / f"{key}_rows.json"
     return json.loads(path.read_text()) if path.exists() else None
+
+
+def band_counts(conf, ok):
+    """``{band: [successes, attacked]}`` of confidences ``conf`` and success flags ``ok`` (the last band closed)."""
+    conf, ok = np.asarray(conf), np.asarray(ok, dtype=bool)
+    counts = {}
+    for lo, hi in zip(BANDS[:-1], BANDS[1:]):
+        m = (conf >= lo) & ((conf < hi) if hi < 1 else (conf <= hi))
+        counts[f"{lo:.1f}-{hi:.1f}"] = [int(ok[m].sum()), int(m.sum())]
+    return counts
 
 
 def probabilities(model, tokenizer, texts, batch=64):
@@ -108,10 +121,7 @@ def measure(folder, row, with_ranks):
     model.eval()
     conf = probabilities(model, tokenizer, [r["original"] for r in attacked]).max(-1).values.numpy()
     ok = np.array([r["status"] == "successful" for r in attacked])
-    bands = []
-    for lo, hi in zip(BANDS[:-1], BANDS[1:]):
-        m = (conf >= lo) & ((conf < hi) if hi < 1 else (conf <= hi))
-        bands.append({"band": f"{lo:.1f}-{hi:.1f}", "successes": int(ok[m].sum()), "attacked": int(m.sum())})
+    bands = [{"band": b, "successes": s, "attacked": n} for b, (s, n) in band_counts(conf, ok).items()]
     result = {
         "folder": str(folder),
         "cell": cell_name(row),
@@ -135,14 +145,10 @@ def pooled(results):
     table = {}
     for r in results:
         name = r["defense"] if r["defense"] == "vanilla" else f"{r['defense']} ({r['steps']} steps)"
-        t = table.setdefault(name, {"models": 0, "confidence": [], "successful": [], "bands": {}})
+        t = table.setdefault(name, {"models": 0, "confidence": [], "successful": []})
         t["models"] += 1
         t["confidence"] += r["confidence"]
         t["successful"] += r["successful"]
-        for b in r["bands"]:
-            s = t["bands"].setdefault(b["band"], [0, 0])
-            s[0] += b["successes"]
-            s[1] += b["attacked"]
     return {
         d: {
             "models": t["models"],
@@ -150,7 +156,7 @@ def pooled(results):
             "success": round(100 * float(np.mean(t["successful"])), 1),
             "median_confidence": round(float(np.median(t["confidence"])), 3),
             "below_0.7": round(100 * float((np.array(t["confidence"]) < 0.7).mean()), 1),
-            "bands": {k: f"{v[0]}/{v[1]}" for k, v in t["bands"].items()},
+            "bands": {k: f"{s}/{n}" for k, (s, n) in band_counts(t["confidence"], t["successful"]).items()},
         }
         for d, t in table.items()
     }
@@ -210,15 +216,15 @@ def main(argv=None):
                 f"{folder.name} {r['cell']}: success {r['success']} %, median confidence {r['median_confidence']}",
                 flush=True,
             )
+    from textattack_secondorder.shared.files import atomic_write_text
+
     pool = pooled(results)
-    RESULTS.mkdir(parents=True, exist_ok=True)
     out = RESULTS / args.out
-    tmp = out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps({"pooled": pool, "models": results, "skipped": skipped}, indent=1))
-    tmp.replace(out.with_suffix(".json"))
+    atomic_write_text(
+        out.with_suffix(".json"), json.dumps({"pooled": pool, "models": results, "skipped": skipped}, indent=1)
+    )
     md = markdown(results, pool, skipped)
-    out.with_suffix(".md.tmp").write_text(md)
-    out.with_suffix(".md.tmp").replace(out.with_suffix(".md"))
+    atomic_write_text(out.with_suffix(".md"), md)
     print(md)
 
 

@@ -207,6 +207,12 @@ def sp_attack_label_rule(recipe):
     return cls.check_params(params).get("label_rule", "paper") if cls is not None else "paper"
 
 
+def sp_attack_key(rule):
+    """The name of SP-Attack's measurement files under label rule ``rule`` (``sp_attack`` under ``'paper'``, else
+    ``sp_attack_<rule>``): a measurement made under another rule is never reused."""
+    return "sp_attack" if rule == "paper" else f"sp_attack_{rule}"
+
+
 def build_recipe(recipe, wrapper, extra=None):
     """The attack of ``recipe`` on ``wrapper``; ``extra`` parameters go to our recipes unless the string sets them."""
     from ..attack_recipes.build import attack_recipes, build_attack
@@ -286,7 +292,7 @@ def measure_model(spec, settings, data, work, progress=True):
     extra = {"kappa": str(kappa_path), "causal_lm": ConstantLM()}
     if rule != "paper" and "label_data" not in settings["sp_attack_recipe"]:  # the label lean of the model's data
         extra["label_data"] = label_data(settings, data, work.parent.parent)
-    key = "sp_attack" if rule == "paper" else f"sp_attack_{rule}"  # a measurement under another rule is not reused
+    key = sp_attack_key(rule)
     sp = saved(
         work / f"{key}.json",
         timed(
