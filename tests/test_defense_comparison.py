@@ -234,6 +234,10 @@ def test_defend_a2t_trains_on_real_attacks_and_keeps_them(tmp_path):
     assert list(examples.columns) == ["round", "step", "label", "original", "adversarial"]
     assert sum(r["successes"] for r in record["a2t_rounds"]) == len(examples)
     assert (examples["original"] != examples["adversarial"]).all()
+    # the sets come from the attack given, whose swaps are the test's own synonym pairs
+    for original, adversarial in zip(examples["original"], examples["adversarial"]):
+        swaps = [(o, n) for o, n in zip(original.split(), adversarial.split()) if o != n]
+        assert swaps and all(n in SYNONYMS.get(o, []) for o, n in swaps), (original, adversarial)
 
 
 # ----------------------------------------------------------------------------- a user's data and folder
