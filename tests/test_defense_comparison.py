@@ -469,9 +469,11 @@ def test_workers_are_spawned_with_progress_bars_off_and_the_parent_keeps_its_env
 
     seen = []
 
+    made = {}
+
     class Pool:  # records the environment a worker spawned at submit time would inherit
         def __init__(self, *args, **kwargs):
-            pass
+            made.update(kwargs)
 
         def __enter__(self):
             return self
@@ -493,7 +495,55 @@ def test_workers_are_spawned_with_progress_bars_off_and_the_parent_keeps_its_env
     monkeypatch.setattr(comparison_report, "write_report", lambda *args: None)
     comparison.run_comparison({}, ["vanilla", "continue"], [0, 1], tmp_path, jobs=2)
     assert len(seen) == 3 and all(env.get("TQDM_DISABLE") == "1" for env in seen)
+    # and the workers end with the comparison's process (test_a_worker_ends_when_the_comparison_is_killed)
+    from textattack_secondorder.shared.processes import exit_with_parent
+
+    assert made["initializer"] is exit_with_parent and made["initargs"] == (os.getpid(),)
     assert "TQDM_DISABLE" not in os.environ
     # and tqdm reads it: a child with that environment draws no bar
     code = "import tqdm, sys; bar = tqdm.tqdm(range(3)); list(bar); sys.exit(0 if bar.disable else 1)"
     assert subprocess.run([sys.executable, "-c", code], env=seen[0]).returncode == 0
+
+
+def test_a_worker_ends_when_the_comparison_is_killed(tmp_path):
+    """``kill`` on ``defend --compare --jobs N`` must not leave its workers training on (for nobody, and beside a
+    re-run that trains the same cell): a worker of the pool ends once its parent is gone (the pool
+    ``run_comparison`` makes uses the initializer tried here)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    code = """
+import multiprocessing, os, sys, time
+from concurrent.futures import ProcessPoolExecutor
+from textattack_secondorder.shared.processes import exit_with_parent
+
+if __name__ == "__main__":
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(1, mp_context=context, initializer=exit_with_parent, initargs=(os.getpid(),))
+    print(pool.submit(os.getpid).result(), flush=True)
+    pool.submit(time.sleep, 120)  # a cell that trains for a long time
+    time.sleep(120)
+"""
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    worker = None
+    try:
+        worker = int(parent.stdout.readline())
+        os.kill(parent.pid, signal.SIGKILL)  # killed: no handler runs, the pool is not shut down
+        parent.wait()
+        deadline = time.time() + 15
+        while time.time() < deadline:
+            try:
+                os.kill(worker, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("the worker outlived the comparison's process")
+        worker = None
+    finally:
+        parent.kill()
+        if worker is not None:
+            os.kill(worker, signal.SIGKILL)

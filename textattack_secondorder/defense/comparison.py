@@ -16,6 +16,7 @@ from unittest import mock
 
 from ..shared.errors import UsageError
 from ..shared.files import atomic_write_text
+from ..shared.processes import exit_with_parent
 
 #: the defenses ``--compare`` knows, in the table's order
 COMPARABLE = ("vanilla", "continue", "rand", "a2t", "sp-defense")
@@ -185,7 +186,9 @@ def run_comparison(settings, defenses, seeds, out, jobs=1, progress=True):
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        context = multiprocessing.get_context("spawn")
+        workers = dict(max_workers=jobs, mp_context=context, initializer=exit_with_parent, initargs=(os.getpid(),))
+        with ProcessPoolExecutor(**workers) as pool:
             # the workers are spawned by these submits and inherit the environment: TQDM_DISABLE quiets the
             # bars of TextAttack's Attacker (A2T's sets), which it draws even when told to be silent
             with mock.patch.dict(os.environ, {"TQDM_DISABLE": "1"}):
