@@ -18,6 +18,15 @@ and recipe, per reader and by all readers, and x̃0's rate over the originals' o
     python benchmarks/naturalness.py score --key benchmarks/results/naturalness_key.csv --verdicts A.csv B.csv \\
         --out benchmarks/results/naturalness_read.json
 
+``believable`` — what a reader gets from the attack: per (victim, recipe) the vulnerable examples per 100 sentences,
+the share of x̃0 readers accept (those that change a word), the share of patch swaps they keep (the same runs' pairs
+read blind with ``benchmarks/patch_words.py vulnerable`` / ``score``), and the **believable findings per 100
+sentences** — findings whose x̃0 every reader accepted and whose swap every reader kept (an x̃0 that is x0 itself is a
+real sentence, counted in and also apart: a first-order finding)::
+
+    python benchmarks/naturalness.py believable --examples-csv R/run_examples.csv --x0-judged R/read_judged.csv \\
+        --pairs-judged R/pairs_judged.csv --runs-json R/run.json --out R/believable.json
+
 An item is one sentence (``#17`` then the sentence); ``benchmarks/naturalness_reader.md`` is the readers'
 instruction.
 """
@@ -121,6 +130,63 @@ def cmd_score(args):
     atomic_write_text(out.with_name(out.stem + "_judged.csv"), key.to_csv(index=False))
 
 
+def cmd_believable(args):
+    """Believable findings per 100 sentences per (victim, recipe): a success counts when readers accept its x̃0 (all
+    readers; an x̃0 that is x0 itself counts as accepted and is counted apart, a first-order finding) and keep its
+    patch swap (all readers, ``benchmarks/patch_words.py score``)."""
+    import pandas as pd
+
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    runs = pd.concat([pd.read_csv(p, keep_default_na=False) for p in args.examples_csv], ignore_index=True)
+    runs = runs[runs.recipe.str.startswith(tuple(args.recipes))]
+    x0 = pd.read_csv(args.x0_judged, keep_default_na=False)
+    accepted = dict(zip(x0[x0.group == "vulnerable"].text, x0[x0.group == "vulnerable"].all_readers))
+    pairs = pd.read_csv(args.pairs_judged, keep_default_na=False)
+    kept = {(t, int(i), p): k for t, i, p, k in zip(pairs.text, pairs["index"], pairs.p2, pairs.all_readers)}
+    ratios = {}
+    for path in args.runs_json or []:
+        for r in json.loads(Path(path).read_text())["runs"]:
+            ratios[r["victim"], r["recipe"]] = r.get("ppl_ratio")
+    table = []
+    for (victim, recipe), g in runs.groupby(["victim", "recipe"], sort=False):
+        succ = g[g.result == "Successful"]
+        first = succ[succ.perturbed == succ.original]
+        second = succ[succ.perturbed != succ.original]
+        x0_ok = [accepted.get(t) for t in second.perturbed]
+        pair_ok = [kept.get((t, int(float(i)), p)) for t, i, p in zip(succ.perturbed, succ.patch_index, succ.patch_p2)]
+        if any(v is None for v in x0_ok + pair_ok):
+            raise SystemExit(f"{victim} / {recipe}: some findings were not read (x̃0 or pair missing from the reads)")
+        pair_of = dict(zip(succ.index, pair_ok))
+        believable_second = sum(int(a) * int(pair_of[i]) for i, a in zip(second.index, x0_ok))
+        believable_first = sum(int(pair_of[i]) for i in first.index)
+        n = len(g)
+        table.append(
+            {
+                "victim": victim,
+                "recipe": recipe,
+                "sentences": n,
+                "attacked": int((g.result != "Skipped").sum()),
+                "vulnerable_per_100": round(100.0 * len(succ) / n, 1),
+                "first_order": len(first),
+                "x0_accepted_pct": round(100.0 * sum(map(int, x0_ok)) / len(second), 1) if len(second) else None,
+                "pairs_kept_pct": round(100.0 * sum(map(int, pair_ok)) / len(succ), 1) if len(succ) else None,
+                "believable_per_100": round(100.0 * (believable_second + believable_first) / n, 1),
+                "believable_second_order_per_100": round(100.0 * believable_second / n, 1),
+                "ppl_ratio": ratios.get((victim, recipe)),
+            }
+        )
+    df = pd.DataFrame(table)
+    print(df.to_string(index=False))
+    doc = {
+        "examples": args.examples_csv,
+        "x0_judged": args.x0_judged,
+        "pairs_judged": args.pairs_judged,
+        "table": table,
+    }
+    atomic_write_text(Path(args.out), json.dumps(doc, indent=2) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -137,6 +203,16 @@ def main():
     s.add_argument("--verdicts", nargs="+", required=True, help="one CSV (id,natural) per reader")
     s.add_argument("--out", required=True, help="JSON to write (the judged key beside it)")
     s.set_defaults(func=cmd_score)
+    b = sub.add_parser(
+        "believable", help="believable findings per 100 sentences: x̃0 accepted and pair kept by all readers"
+    )
+    b.add_argument("--examples-csv", nargs="+", required=True, help="benchmarks/second_order.py *_examples.csv")
+    b.add_argument("--recipes", nargs="+", default=["so-"], help="recipe name prefixes (default so-*)")
+    b.add_argument("--x0-judged", required=True, help="this script's score output, *_judged.csv")
+    b.add_argument("--pairs-judged", required=True, help="benchmarks/patch_words.py score's *_judged.csv")
+    b.add_argument("--runs-json", nargs="*", help="the runs' second_order.json, for their median perplexity ratio")
+    b.add_argument("--out", required=True)
+    b.set_defaults(func=cmd_believable)
     args = ap.parse_args()
     args.func(args)
 

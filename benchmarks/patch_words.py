@@ -71,6 +71,7 @@ def write_items(rows, out_dir, stem, seed):
     atomic_write_text(out_dir / f"{stem}_items.txt", "\n".join(items))
     atomic_write_text(out_dir / f"{stem}_key.csv", key.to_csv(index=False))
     print(f"{len(key)} items: {out_dir / (stem + '_items.txt')}, key {out_dir / (stem + '_key.csv')}")
+    return key
 
 
 def cmd_pairs(args):
@@ -122,16 +123,28 @@ def cmd_pairs(args):
 def cmd_vulnerable(args):
     import pandas as pd
 
-    rows = pd.read_csv(args.examples_csv, keep_default_na=False, na_values={"patch_index": [""]})
+    rows = pd.concat(
+        [pd.read_csv(p, keep_default_na=False, na_values={"patch_index": [""]}) for p in args.examples_csv],
+        ignore_index=True,
+    )
     rows = rows[(rows.result == "Successful") & rows.recipe.str.startswith(tuple(args.recipes))]
     if args.per_group:  # a random sample of each (victim, recipe)'s vulnerable examples
         rows = rows.sample(frac=1.0, random_state=args.seed).groupby(["victim", "recipe"]).head(args.per_group)
-    vulnerable = [
-        {"victim": r.victim, "recipe": r.recipe, "example": r.example, "text": r.perturbed}
-        | {"index": int(r.patch_index), "p1": r.patch_p1, "p2": r.patch_p2, "perturbed_words": r.perturbed_words}
-        for r in rows.itertuples()
-    ]
-    write_items(vulnerable, Path(args.out_dir), args.stem, args.seed)
+    vulnerable = pd.DataFrame(
+        [
+            {"victim": r.victim, "recipe": r.recipe, "example": r.example, "text": r.perturbed}
+            | {"index": int(r.patch_index), "p1": r.patch_p1, "p2": r.patch_p2, "perturbed_words": r.perturbed_words}
+            for r in rows.itertuples()
+        ]
+    )
+    # the same pair in the same sentence (found by several recipes) is one item; the key has a row for each finding
+    same = ["text", "index", "p2"]
+    key = write_items(vulnerable.drop_duplicates(same).to_dict("records"), Path(args.out_dir), args.stem, args.seed)
+    if len(key) < len(vulnerable):
+        from textattack_secondorder.shared.files import atomic_write_text
+
+        full = vulnerable.merge(key[["id", *same]], on=same)[["id", *vulnerable.columns]].sort_values("id")
+        atomic_write_text(Path(args.out_dir) / f"{args.stem}_key.csv", full.to_csv(index=False))
 
 
 def cmd_swords(args):
@@ -196,8 +209,8 @@ def cmd_score(args):
     readers = []
     for n, path in enumerate(args.verdicts):
         v = pd.read_csv(path)
-        if sorted(v.id) != sorted(key.id):
-            raise SystemExit(f"{path}: its ids are not the key's ({len(v)} rows for {len(key)} items)")
+        if v.id.duplicated().any() or set(v.id) != set(key.id):
+            raise SystemExit(f"{path}: its ids are not the key's ({len(v)} rows for {key.id.nunique()} items)")
         key = key.merge(v.rename(columns={"keep": f"reader_{n + 1}"}), on="id")
         readers.append(f"reader_{n + 1}")
     key["all_readers"] = key[readers].min(axis=1)
@@ -213,7 +226,8 @@ def cmd_score(args):
     df = pd.DataFrame(table)
     print(df.to_string(index=False))
     out = Path(args.out)
-    agree = round(100.0 * (key[readers].nunique(axis=1) == 1).mean(), 1) if len(readers) > 1 else None
+    items = key.drop_duplicates("id")
+    agree = round(100.0 * (items[readers].nunique(axis=1) == 1).mean(), 1) if len(readers) > 1 else None
     atomic_write_text(
         out,
         json.dumps(
@@ -243,7 +257,7 @@ def main():
     p.add_argument("--out-dir", default=str(RESULTS))
     p.set_defaults(func=cmd_pairs)
     v = sub.add_parser("vulnerable", help="the vulnerable examples of a second_order.py run, as reader items")
-    v.add_argument("--examples-csv", required=True)
+    v.add_argument("--examples-csv", nargs="+", required=True, help="benchmarks/second_order.py *_examples.csv")
     v.add_argument("--recipes", nargs="+", default=["so-"], help="recipe name prefixes to read (default so-*)")
     v.add_argument("--per-group", type=int, default=None, help="read at most N per (victim, recipe), sampled")
     v.add_argument("--stem", default="vulnerable_pairs")

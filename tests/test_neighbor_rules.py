@@ -58,6 +58,7 @@ def fragile_at_show_or_the_film(words):
 def attack_one(text, monkeypatch, recipe=SOBeam, **params):
     monkeypatch.setattr(neighbor_part_of_speech, "load_pos_tagger", WordTagger)
     lm = params.pop("lm", TableLM(LOG_P))
+    encoder = params.pop("sentence_encoder", None)
     attack = recipe.build(
         Planted(fragile_at_show_or_the_film),
         synonyms=SYNONYMS,
@@ -67,6 +68,10 @@ def attack_one(text, monkeypatch, recipe=SOBeam, **params):
         perplexity=False,
         **params,
     )
+    if encoder is not None:  # the word similarity's encoder (the recipe loads the slot's on first use)
+        for c in attack.goal_function.neighbor_rule.constraints:
+            if hasattr(c, "_encoder"):
+                c._encoder = encoder
     dataset = textattack.datasets.Dataset([(text, 1)])
     args = textattack.AttackArgs(num_examples=1, disable_stdout=True, silent=True)
     [res] = textattack.Attacker(attack, dataset, args).attack_dataset()
@@ -296,3 +301,87 @@ def test_so_beam_tags_neighbours_before_a_transformer_on_the_cpu_by_default(monk
     assert not tags_first(bert, neighbor_rule="paper")  # the paper's rule has no part-of-speech check to move
     monkeypatch.setattr(textattack.shared.utils, "device", torch.device("cuda"))
     assert not transformer_on_cpu(bert) and not tags_first(bert)
+
+
+# ------------------------------------------------------------------------- sentence budget, word similarity
+def test_sentence_budget_holds_every_neighbour_to_the_same_loss_however_many_words_it_changed():
+    x0 = AttackedText("a good movie")
+    texts = [AttackedText(t) for t in ("a good film", "the good film", "the good show")]  # 1, 2 and 12 nats lost
+    per_word = NeighborFluency(TableLM(LOG_P), budget=7.0)  # 7 nats a word: 14 for two words
+    assert [t.text for t in per_word._check_constraint_many(texts, x0)] == [
+        "a good film",
+        "the good film",
+        "the good show",
+    ]
+    both = NeighborFluency(TableLM(LOG_P), budget=7.0, total=1.5)  # the smaller of 7 a word and 1.5 for the sentence
+    assert [t.text for t in both._check_constraint_many(texts, x0)] == ["a good film"]
+    total = NeighborFluency(TableLM(LOG_P), budget=None, total=2.0)
+    assert [t.text for t in total._check_constraint_many(texts, x0)] == ["a good film", "the good film"]
+    with pytest.raises(ValueError, match="needs a per-word budget, a sentence budget, or both"):
+        NeighborFluency(TableLM(LOG_P), budget=None, total=None)
+
+
+class SimilarityTable:
+    """Stands in for the sentence encoder's word similarity: the cosine of each (changed word, original word)."""
+
+    def __init__(self, table):
+        self.table, self.calls = table, 0
+
+    def __call__(self, encoder, words, swaps):
+        self.calls += 1
+        return [np.array([[1.0, self.table.get((words[i], old[0]), 0.9)]]) for i, old in swaps]
+
+
+def test_word_similarity_refuses_a_neighbour_whose_least_similar_changed_word_is_below_the_threshold(monkeypatch):
+    from textattack_secondorder.constraints import neighbor_word_similarity
+
+    table = SimilarityTable({("show", "movie"): 0.2, ("the", "a"): 0.8})
+    monkeypatch.setattr(neighbor_word_similarity, "encoder_signals_many", table)
+    check = neighbor_word_similarity.NeighborWordSimilarity(0.35, sentence_encoder=object())
+    x0 = AttackedText("a good movie")
+    texts = [AttackedText(t) for t in ("a good film", "the good film", "the good show")]
+    assert [t.text for t in check._check_constraint_many(texts, x0)] == ["a good film", "the good film"]
+    assert check.least_similarity(texts[2], x0) == pytest.approx(0.2)  # the worst of "the" (0.8) and "show" (0.2)
+    calls = table.calls
+    check._check_constraint_many(texts, x0)
+    assert table.calls == calls  # verdicts cached per (x0, x̃)
+    beam = NeighborRule("t", [check]).for_beam()  # the beam reuses what the check found, computing nothing new
+    unseen = AttackedText("one good show")
+    assert beam.passes(x0, [texts[2], unseen]) == [False, True] and table.calls == calls
+    assert NeighborRule("t", [check]).for_beam(similarity=True).constraints == [check]
+
+
+def test_so_beam_with_the_word_similarity_skips_a_vulnerable_neighbour_that_changed_the_words_sense(monkeypatch):
+    from textattack_secondorder.constraints import neighbor_word_similarity
+
+    # "a good show" is vulnerable and fluent enough, but "show" reads unlike "movie" there; "the good film" does not
+    table = SimilarityTable({("show", "movie"): 0.1})
+    monkeypatch.setattr(neighbor_word_similarity, "encoder_signals_many", table)
+    lm = TableLM(LOG_P | {"a good show": -11.0})
+    res, attack = attack_one("a good movie", monkeypatch, lm=lm, neighbor_similarity=0.35, sentence_encoder=object())
+    assert res.perturbed_result.attacked_text.text == "the good film"
+    plain, _ = attack_one("a good movie", monkeypatch, lm=TableLM(LOG_P | {"a good show": -11.0}))
+    assert plain.perturbed_result.attacked_text.text == "a good show"
+
+
+def test_depth_slack_stops_the_beam_that_many_steps_after_the_first_vulnerable_neighbour_it_refused(monkeypatch):
+    # "a good show" (one word) is vulnerable and refused by the causal LM; "the good film" lies one step deeper
+    found, _ = attack_one("a good movie", monkeypatch, depth_slack=1)
+    assert found.perturbed_result.attacked_text.text == "the good film"
+    stopped, attack = attack_one("a good movie", monkeypatch, depth_slack=0)
+    assert not isinstance(stopped, SuccessfulAttackResult)
+    assert [s["depth"] for s in attack.search_method.trace] == [1] and attack.search_method.trace[0]["flips"] >= 1
+
+
+# ------------------------------------------------------------------------------------- first-order findings
+def test_a_sentence_vulnerable_as_it_stands_is_reported_and_counted_apart(monkeypatch):
+    from textattack_secondorder.metrics.second_order import FIRST_ORDER_ROW
+
+    # the patch alone flips "a good show" (good -> fine): x̃0 = x0, a first-order finding
+    res, attack = attack_one("a good movie", monkeypatch, neighbor_rule="paper")
+    first, _ = attack_one("a good show", monkeypatch, neighbor_rule="paper")
+    assert first.perturbed_result.perturbed_words == 0 and first.perturbed_result.first_order
+    assert first.perturbed_result.log_fields()["first_order"] is True
+    assert "x̃0 = x0: vulnerable as it stands" in first.perturbed_result.get_colored_output()
+    assert not res.perturbed_result.first_order and res.perturbed_result.log_fields()["first_order"] is False
+    assert attack.summary_metrics[FIRST_ORDER_ROW].calculate([res, first]) == 1

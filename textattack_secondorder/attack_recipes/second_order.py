@@ -124,6 +124,28 @@ COMMON_PARAMS = {
         low=0,
         none_ok=True,
     ),
+    "neighbor_lm_total": Param(
+        None,
+        "natural rule: nats of causal-LM log P(x̃) the whole neighbour may cost against x0, however many words it "
+        "changed (with neighbor_lm_budget: the smaller of the two); None = no sentence budget (docs/methods.md §1.1)",
+        low=0,
+        none_ok=True,
+    ),
+    "neighbor_similarity": Param(
+        None,
+        "natural rule: the least contextual similarity (sentence encoder, cosine) of every changed word to the word it "
+        "replaced, checked on the vulnerable candidates before one is reported; None = no check (docs/methods.md §1.1)",
+        low=-1,
+        high=1,
+        none_ok=True,
+    ),
+    "neighbor_pick_among": Param(
+        1,
+        "natural rule: of the vulnerable candidates of a search step the rule keeps, lowest loss first, compare this "
+        "many and report the one whose changed words read most like the words they replaced (sentence encoder); 1 = "
+        "the first kept (docs/methods.md §1.1)",
+        low=1,
+    ),
     "neighbor_lm_max_scored": Param(
         NEIGHBOR_LM_MAX_SCORED,
         "natural rule: vulnerable candidates the causal LM judges per attacked sentence, lowest loss first; later ones "
@@ -203,6 +225,9 @@ def neighbor_rule(p):
         causal_lm=p["causal_lm"],
         device=p["device"],
         lm_max_scored=p["neighbor_lm_max_scored"],
+        lm_total=p["neighbor_lm_total"],
+        min_similarity=p["neighbor_similarity"],
+        pick_among=p["neighbor_pick_among"],
     )
 
 

@@ -43,6 +43,11 @@ class SOBeam(SORecipe):
             "default they pass the part-of-speech check and leave out what the budget already refused); "
             "docs/methods.md §1.1",
         ),
+        neighbor_similarity_beam=Param(
+            False,
+            "natural neighbour rule with neighbor_similarity: also hold the beam's survivors of each step to the word "
+            "similarity (by default they leave out only what the check already refused); docs/methods.md §1.1",
+        ),
         query_budget=Param(
             50_000,
             "model queries per example, x and x ⊕ p counted separately (reference code: 50,000; on a certified victim "
@@ -57,6 +62,13 @@ class SOBeam(SORecipe):
             "scoring; 'auto' (default): True for a transformer victim on the CPU, False for a word model or on a "
             "GPU (docs/methods.md §9.5)",
             choices=("auto", True, False),
+        ),
+        depth_slack=Param(
+            None,
+            "stop this many steps after the first step whose candidates held a vulnerable one that a rule refused "
+            "(not in the paper; None = all max_depth steps)",
+            low=0,
+            none_ok=True,
         ),
         patience=Param(
             None,
@@ -110,11 +122,14 @@ class SOBeam(SORecipe):
                 # Not in the paper (docs/methods.md §1.1): each step's survivors are the β best the neighbour
                 # rule keeps, so the beam does not build on a sentence no one would write.
                 #
-                neighbor_rule=goal_function.neighbor_rule.for_beam(lm=p["neighbor_lm_beam"]),
+                neighbor_rule=goal_function.neighbor_rule.for_beam(
+                    lm=p["neighbor_lm_beam"], similarity=p["neighbor_similarity_beam"]
+                ),
                 #
                 # Not in the paper (docs/methods.md §9.4): a beam whose loss stopped falling gives up.
                 #
                 patience=p["patience"],
+                depth_slack=p["depth_slack"],
             )
             #
             # Summary rows of a second-order run (docs/methods.md §1.5): victim accuracy, perplexity.

@@ -2,9 +2,12 @@
 
 The masked LM judges each substitution alone at its slot (Algorithm 1's ``δ``); this judges the
 sentence they make together with the causal-LM slot (GPT-2 online, Gemma-3-270M offline), with a
-budget of ``b`` nats per changed word::
+budget of ``b`` nats per changed word, or ``B`` nats for the whole sentence, or the smaller of the two::
 
-    log P(x̃) >= log P(x0) - b * ||x̃ - x0||_0
+    log P(x̃) >= log P(x0) - min(b * ||x̃ - x0||_0, B)
+
+A per-word budget lets a neighbour that changed four words lose eight nats; the sentence budget holds every
+neighbour, however deep, to the same loss.
 
 Only the tokens after the part ``x̃`` shares with ``x0`` are scored
 (:meth:`~textattack_secondorder.resources.perplexity.CausalLMScorer.log_likelihood_differences`); the
@@ -16,6 +19,7 @@ so a sentence whose vulnerable neighbours are all broken costs a bounded time (d
 from textattack.constraints import Constraint
 
 from ..resources import load_causal_lm
+from .known_verdicts import KnownVerdicts
 
 
 class NeighborFluency(Constraint):
@@ -26,15 +30,21 @@ class NeighborFluency(Constraint):
         causal_lm: an object with ``log_likelihood_differences(reference, texts)`` (a
             :class:`~textattack_secondorder.resources.perplexity.CausalLMScorer`), a name of the causal-LM
             slot, or None (its default); loaded on first use.
-        budget: ``b``, nats of ``log P`` each changed word may cost.
+        budget: ``b``, nats of ``log P`` each changed word may cost (None: no per-word budget).
+        total: ``B``, nats of ``log P`` the whole neighbour may cost (None: no sentence budget).
         max_scored: texts the causal LM scores per reference at most (None: no limit); later ones are refused.
         device: device of the causal LM when it is loaded here.
     """
 
-    def __init__(self, causal_lm=None, budget=2.0, max_scored=None, device=None, compare_against_original=True):
+    def __init__(
+        self, causal_lm=None, budget=2.0, max_scored=None, device=None, total=None, compare_against_original=True
+    ):
         super().__init__(compare_against_original)
+        if budget is None and total is None:
+            raise ValueError("NeighborFluency needs a per-word budget, a sentence budget, or both")
         self._causal_lm = causal_lm
-        self.budget = float(budget)
+        self.budget = None if budget is None else float(budget)
+        self.total = None if total is None else float(total)
         self.max_scored = max_scored
         self.device = device
         self._verdicts = {}  # (reference, text) -> passed
@@ -69,13 +79,22 @@ class NeighborFluency(Constraint):
             self.scored += len(texts)
             self._scored_for[ref] = self._scored_for.get(ref, 0) + len(texts)
             for t, d in zip(texts, diffs):
-                self._verdicts[ref, t.text] = bool(d >= -self.budget * len(t.all_words_diff(reference_text)) - 1e-6)
+                self._verdicts[ref, t.text] = bool(d >= -self.allowed(len(t.all_words_diff(reference_text))) - 1e-6)
         return [t for t in transformed_texts if self._verdicts[ref, t.text]]
+
+    def allowed(self, changed):
+        """Nats of ``log P`` a neighbour that changed ``changed`` words may lose."""
+        limits = [b for b in (None if self.budget is None else self.budget * changed, self.total) if b is not None]
+        return min(limits)
+
+    def known_verdict(self, reference_text, transformed_text):
+        """This constraint's verdict on the text if it has given one, else None (nothing is scored)."""
+        return self._verdicts.get((reference_text.text, transformed_text.text))
 
     def known_verdicts(self):
         """A constraint that refuses only the texts this one has already refused, scoring nothing: the beam
         leaves out what the goal function found broken, at no cost (docs/methods.md §1.1)."""
-        return KnownFluencyVerdicts(self)
+        return KnownVerdicts(self)
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -84,19 +103,4 @@ class NeighborFluency(Constraint):
         return state
 
     def extra_repr_keys(self):
-        return ["budget", "max_scored"] + super().extra_repr_keys()
-
-
-class KnownFluencyVerdicts(Constraint):
-    """The verdicts a :class:`NeighborFluency` has already given: refuses the texts it refused, keeps the rest."""
-
-    def __init__(self, fluency, compare_against_original=True):
-        super().__init__(compare_against_original)
-        self.fluency = fluency
-
-    def _check_constraint(self, transformed_text, reference_text):
-        return bool(self._check_constraint_many([transformed_text], reference_text))
-
-    def _check_constraint_many(self, transformed_texts, reference_text):
-        known = self.fluency._verdicts
-        return [t for t in transformed_texts if known.get((reference_text.text, t.text), True)]
+        return ["budget", "total", "max_scored"] + super().extra_repr_keys()

@@ -17,6 +17,7 @@ from collections import Counter
 
 from ..constraints.neighbor_fluency import NeighborFluency
 from ..constraints.neighbor_part_of_speech import NeighborPartOfSpeech
+from ..constraints.neighbor_word_similarity import NeighborWordSimilarity
 
 NEIGHBOR_RULES = {
     "natural": "every changed word keeps its part of speech; with neighbor_lm_budget, the causal LM's budget",
@@ -33,10 +34,12 @@ class NeighborRule:
     ``refused`` counts, by constraint class, the texts each one refused.
     """
 
-    def __init__(self, name, constraints=()):
+    def __init__(self, name, constraints=(), pick_among=1, preference=None):
         self.name = name
         self.constraints = list(constraints)
         self.refused = Counter()
+        self.pick_among = int(pick_among)
+        self.preference = preference  # a NeighborWordSimilarity whose least similarity ranks the kept candidates
 
     def __bool__(self):
         return bool(self.constraints)
@@ -53,6 +56,14 @@ class NeighborRule:
         ok = {id(t) for t in kept}
         return [id(t) in ok for t in texts]
 
+    def best(self, reference, texts):
+        """Index of the text of ``texts`` (all kept by the rule) to report: the one whose least similar changed word
+        is the most similar (:attr:`preference`), else the first."""
+        if self.preference is None or len(texts) == 1:
+            return 0
+        values = [self.preference.least_similarity(t, reference) for t in texts]
+        return max(range(len(texts)), key=lambda i: (values[i] if values[i] == values[i] else -2.0, -i))
+
     def split_part_of_speech(self):
         """``(rule, [NeighborPartOfSpeech])``: this rule without its part-of-speech check, and that check, to be
         applied to every neighbour before the victim scores it (SO-Beam, docs/methods.md §9.4); ``(self, [])``
@@ -60,18 +71,19 @@ class NeighborRule:
         pos = [c for c in self.constraints if isinstance(c, NeighborPartOfSpeech)]
         if not pos:
             return self, []
-        return NeighborRule(self.name, [c for c in self.constraints if c not in pos]), pos
+        rest = [c for c in self.constraints if c not in pos]
+        return NeighborRule(self.name, rest, self.pick_among, self.preference), pos
 
-    def for_beam(self, lm=False):
-        """The rule for SO-Beam's survivors: this one with ``lm=True``; else its causal-LM check replaced by the
-        verdicts that check has already given (what the goal function refused stays out of the beam; nothing new
-        is scored)."""
-        if lm:
+    def for_beam(self, lm=False, similarity=False):
+        """The rule for SO-Beam's survivors: its model checks run again there only when asked (``lm``: the causal
+        LM's budget, ``similarity``: the word similarity); otherwise each is replaced by the verdicts it has
+        already given (what the goal function refused stays out of the beam; nothing new is scored)."""
+        keep = (NeighborFluency,) * bool(lm) + (NeighborWordSimilarity,) * bool(similarity)
+        costly = [c for c in self.constraints if isinstance(c, (NeighborFluency, NeighborWordSimilarity))]
+        if all(isinstance(c, keep) for c in costly):
             return self
-        return NeighborRule(
-            self.name,
-            [c.known_verdicts() if isinstance(c, NeighborFluency) else c for c in self.constraints],
-        )
+        beam = [c.known_verdicts() if c in costly and not isinstance(c, keep) else c for c in self.constraints]
+        return NeighborRule(self.name, beam, self.pick_among, self.preference)
 
     def __repr__(self):
         inner = ", ".join(repr(c) for c in self.constraints)
@@ -85,6 +97,10 @@ def build_neighbor_rule(
     device=None,
     tagger=None,
     lm_max_scored=NEIGHBOR_LM_MAX_SCORED,
+    lm_total=None,
+    min_similarity=None,
+    sentence_encoder=None,
+    pick_among=1,
 ):
     """The neighbour rule called ``name``; ``lm_budget``: nats per changed word of the causal-LM check (None: no
     such check); ``causal_lm``: a scorer or a name of the causal-LM slot (loaded on first use); ``tagger``: the
@@ -97,6 +113,15 @@ def build_neighbor_rule(
     if name == "paper":
         return NeighborRule(name)
     constraints = [NeighborPartOfSpeech(tagger=tagger)]
-    if lm_budget is not None:
-        constraints.append(NeighborFluency(causal_lm, budget=lm_budget, max_scored=lm_max_scored, device=device))
-    return NeighborRule(name, constraints)
+    similarity = None
+    if min_similarity is not None or pick_among > 1:
+        similarity = NeighborWordSimilarity(
+            -1.0 if min_similarity is None else min_similarity, sentence_encoder=sentence_encoder, device=device
+        )
+    if min_similarity is not None:
+        constraints.append(similarity)
+    if lm_budget is not None or lm_total is not None:
+        constraints.append(
+            NeighborFluency(causal_lm, budget=lm_budget, total=lm_total, max_scored=lm_max_scored, device=device)
+        )
+    return NeighborRule(name, constraints, pick_among, similarity if pick_among > 1 else None)

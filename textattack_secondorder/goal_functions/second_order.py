@@ -34,6 +34,7 @@ from .patch_words import PatchWordSelector, apply_patch
 logger = logging.getLogger(__name__)
 
 SUCCESS_BONUS = 1000.0
+SUCCEEDED = GoalFunctionResultStatus.SUCCEEDED
 NATURAL_CHUNK = 8  # vulnerable candidates the neighbour rule judges per round, lowest loss first (docs/methods.md §1.1)
 _EPS = 1e-12
 
@@ -73,6 +74,12 @@ class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
         self.patch_rule = patch_rule
 
     @property
+    def first_order(self):
+        """Whether ``x̃0`` is ``x0`` itself (no word changed): the sentence is vulnerable as it stands, a first-order
+        finding (the patch swap alone flips it), reported apart from the second-order ones (docs/methods.md §1.5)."""
+        return self.patch is not None and self.perturbed_words == 0
+
+    @property
     def patched_output(self):
         return None if self.patched_raw_output is None else int(self.patched_raw_output.argmax())
 
@@ -89,7 +96,8 @@ class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
             return out + (f" [skipped: {self.skip_reason}]" if self.skip_reason else "")
         p_label, p_color, p_conf = self._label(self.patched_raw_output)
         patched = utils.color_text(f"{p_label} ({p_conf:.0%})", color=p_color, method=color_method)
-        return f"{out} | ⊕ [{self.patch}]: {patched}"
+        found = " (x̃0 = x0: vulnerable as it stands)" if self.first_order and self.goal_status == SUCCEEDED else ""
+        return f"{out} | ⊕ [{self.patch}]: {patched}{found}"
 
     def log_fields(self):
         """Extra columns for TextAttack's CSV log (added by this package's logger extension). A skipped row has
@@ -111,6 +119,8 @@ class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
             "vulnerable_probs": "" if skipped else probs,
             "vulnerable_patched_probs": "" if patched_probs is None else patched_probs,
             "perturbed_words": "" if skipped else self.perturbed_words,
+            # x̃0 = x0: the sentence is vulnerable as it stands (a first-order finding, counted apart)
+            "first_order": "" if skipped or self.goal_status != SUCCEEDED else self.first_order,
             "beam_loss": self.loss,
             "seconds": self.elapsed,
             "skip_reason": self.skip_reason,
@@ -154,12 +164,14 @@ class SecondOrderClassification(ClassificationGoalFunction):
         self.skip_reason = None
         self.refused_vulnerable = 0  # vulnerable candidates whose patch swap the rule refused in their context
         self.refused_unnatural = 0  # vulnerable candidates the neighbour rule refused
+        self.raw_flips = 0  # candidates of this example whose label flips under the patch, before either rule
 
     # -- per example ----------------------------------------------------------
     def init_attack_example(self, attacked_text, ground_truth_output):
         self.initial_attacked_text = attacked_text
         self.ground_truth_output = ground_truth_output
         self.num_queries = 0
+        self.raw_flips = 0
         self._start = time.perf_counter()
         self.patch, self.skip_reason = self.patch_selector.select(attacked_text, self.patch_rule)
         if self.patch is None:
@@ -201,7 +213,9 @@ class SecondOrderClassification(ClassificationGoalFunction):
         raws = [np.asarray(r.cpu() if hasattr(r, "cpu") else r, dtype=np.float64) for r in outputs]
         classes = [int(r.argmax()) for r in raws]
         losses = [beam_loss(raws[k], raws[n + k], classes[k]) for k in range(n)]
-        flags = self._vulnerable(attacked_text_list, [classes[k] != classes[n + k] for k in range(n)], losses)
+        flips = [classes[k] != classes[n + k] for k in range(n)]
+        self.raw_flips += sum(flips)
+        flags = self._vulnerable(attacked_text_list, flips, losses)
         results = []
         for text, twin, raw, raw_p, cls, loss, vulnerable in zip(
             attacked_text_list, patched, raws[:n], raws[n:], classes, losses, flags
@@ -236,17 +250,29 @@ class SecondOrderClassification(ClassificationGoalFunction):
         if not any(flips) or not (self.patch_rule.constraints or self.neighbor_rule):
             return flips
         order = sorted((k for k, f in enumerate(flips) if f), key=lambda k: losses[k])
+        among = getattr(self.neighbor_rule, "pick_among", 1) if self.neighbor_rule else 1
+        kept = []
         for start in range(0, len(order), NATURAL_CHUNK):
             part = order[start : start + NATURAL_CHUNK]
             natural = self._natural([texts[k] for k in part])
             for k, ok in zip(part, natural):
                 if ok and self.patch_selector.keeps(texts[k], self.patch, self.patch_rule):
-                    return flips
+                    if among == 1:
+                        return flips
+                    kept.append(k)
+                    if len(kept) >= among:
+                        break
+                    continue
                 flips[k] = False
                 if ok:
                     self.refused_vulnerable += 1
                 else:
                     self.refused_unnatural += 1
+            if len(kept) >= among:
+                break
+        if kept:  # the neighbour rule's choice among the first kept ones: the only one left vulnerable
+            best = self.neighbor_rule.best(self.initial_attacked_text, [texts[k] for k in kept])
+            return [k == kept[best] for k in range(len(flips))]
         return flips
 
     def _natural(self, texts):

@@ -57,6 +57,21 @@ class AveragePerturbedWords(Metric):
         return round(float(np.mean(vals)), 2) if vals else 0.0
 
 
+class FirstOrderFindings(Metric):
+    """Successful rows whose ``x̃0`` is ``x0`` itself (no word changed): the sentence is vulnerable as it stands, a
+    first-order finding, counted apart from the second-order ones (docs/methods.md §1.5)."""
+
+    def __init__(self):
+        pass
+
+    def calculate(self, results):
+        return sum(
+            1
+            for r in _second_order(results)
+            if isinstance(r, SuccessfulAttackResult) and r.perturbed_result.perturbed_words == 0
+        )
+
+
 class SecondsPerExample(Metric):
     """Mean wall-clock seconds per attacked (not skipped) example."""
 
@@ -132,6 +147,7 @@ class NoPatchPairKept(Metric):
         )
 
 
+FIRST_ORDER_ROW = "Of the successes, x̃0 = x0 (vulnerable as it stands):"
 PERPLEXITY_ROW = "Median perplexity:"
 # the rows each median covers are in its name (docs/methods.md §1.5)
 PERPLEXITY_ALL_ORIGINALS = "Median perplexity (original, all rows):"
@@ -175,6 +191,7 @@ def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None, p
         rows["Patch rule:"] = PatchRuleName(patch_rule)
         rows["Skipped, no patch pair kept:"] = NoPatchPairKept()
     rows |= {
+        FIRST_ORDER_ROW: FirstOrderFindings(),
         "Avg perturbed words (vulnerable):": AveragePerturbedWords(),
         "Avg seconds per attacked (non-skipped) example:": SecondsPerExample(),
     }

@@ -37,8 +37,18 @@ class SecondOrderBeamSearch(NeighborhoodSearch):
 
     RULE_ROUNDS = 3
 
-    def __init__(self, beam_width=20, max_depth=6, expand_chunk=1, prefetch=None, neighbor_rule=None, patience=None):
+    def __init__(
+        self,
+        beam_width=20,
+        max_depth=6,
+        expand_chunk=1,
+        prefetch=None,
+        neighbor_rule=None,
+        patience=None,
+        depth_slack=None,
+    ):
         super().__init__(prefetch)
+        self.depth_slack = None if depth_slack is None else int(depth_slack)
         self.beam_width = int(beam_width)
         self.max_depth = int(max_depth)
         self.expand_chunk = None if not expand_chunk else int(expand_chunk)
@@ -54,7 +64,10 @@ class SecondOrderBeamSearch(NeighborhoodSearch):
         seen = {x0.text}
         beam, best = [initial_result], initial_result
         lowest, stale = (float("inf") if initial_result.loss is None else initial_result.loss), 0
+        last_depth = self.max_depth
         for depth in range(1, self.max_depth + 1):
+            if depth > last_depth:
+                break
             chunk = self.expand_chunk or len(beam)
             results, search_over, any_candidates = [], False, False
             for c in range(0, len(beam), chunk):
@@ -76,6 +89,7 @@ class SecondOrderBeamSearch(NeighborhoodSearch):
                     "loss": step_lowest,
                     "queries": self.goal_function.num_queries,
                     "candidates": len(results),
+                    "flips": getattr(self.goal_function, "raw_flips", None),
                 }
             )
             if ranked[0].score > best.score:
@@ -83,6 +97,12 @@ class SecondOrderBeamSearch(NeighborhoodSearch):
             # "if any is vulnerable return the one with largest |F| (ties: lowest loss)"
             if best.goal_status == SUCCEEDED or search_over:
                 return best
+            if (
+                self.depth_slack is not None
+                and last_depth == self.max_depth
+                and getattr(self.goal_function, "raw_flips", 0)
+            ):
+                last_depth = min(self.max_depth, depth + self.depth_slack)
             stale = 0 if step_lowest < lowest else stale + 1
             lowest = min(lowest, step_lowest)
             if self.patience is not None and stale >= self.patience:
@@ -103,4 +123,4 @@ class SecondOrderBeamSearch(NeighborhoodSearch):
         return beam[:width]
 
     def extra_repr_keys(self):
-        return ["beam_width", "max_depth", "expand_chunk", "neighbor_rule", "patience"]
+        return ["beam_width", "max_depth", "expand_chunk", "neighbor_rule", "patience", "depth_slack"]
