@@ -159,6 +159,7 @@ def sp_attack(tmp_path, **p):
         sentence_encoder=Encoder(),
         causal_lm=LM(),
         label_data=str(data),
+        fluency_rule="paper",  # tests/test_fluency_rule.py
         **p,
     )
 
@@ -184,7 +185,12 @@ def test_sp_attack_reports_the_reversal_under_the_papers_rule_and_not_under_lean
 
 def test_sp_attack_fails_when_every_flip_reverses(tmp_path):
     attack = SPAttack.build(
-        Planted(), kappa=kappa(["bad"]), sentence_encoder=Encoder(), causal_lm=LM(), label_data=_csv(tmp_path)
+        Planted(),
+        kappa=kappa(["bad"]),
+        sentence_encoder=Encoder(),
+        causal_lm=LM(),
+        label_data=_csv(tmp_path),
+        fluency_rule="paper",
     )
     (result,) = run(attack, ["a superb film"])
     assert isinstance(result, FailedAttackResult)

@@ -270,7 +270,7 @@ def test_seconds_are_the_rows_wall_time(tmp_path):
 
     import pandas as pd
 
-    from textattack_secondorder.metrics.second_order import SecondsPerExample
+    from textattack_secondorder.metrics.seconds import SecondsPerExample
 
     class Slow(Planted):
         def __call__(self, texts):

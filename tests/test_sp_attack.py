@@ -45,7 +45,9 @@ def attack(texts, **p):
         kappa=kappa(["dreadful", "awful", "nice"]),
         sentence_encoder=Encoder(),
         causal_lm=LM(),
-        **{"label_rule": "paper", **p},  # the paper's rule: these swaps reverse the label (tests/test_label_rule.py)
+        # the paper's rules: these swaps reverse the label (tests/test_label_rule.py) and drop words where no word of
+        # their kind fits (tests/test_fluency_rule.py)
+        **{"label_rule": "paper", "fluency_rule": "paper", **p},
     )
     ds = textattack.datasets.Dataset([(t, 1) for t in texts])
     return textattack.Attacker(

@@ -15,28 +15,36 @@ the misclassified candidates by similarity and fluency.
         --model-from-file recipes/models/mr_cnn.py ...
 
 Without ``kappa`` the recipe computes κ first with EUBA on ``kappa_examples``
-training sentences of ``kappa_dataset`` (the model's own training data: MR by default,
-refused for a model without 2 outputs) and caches it under a content key
+training sentences of ``kappa_dataset`` (the model's own training data: by default the data set its folder
+records, ``mr`` for the demo victims; a user's model names its CSV) and caches it under a content key
 (``evaluation/flip_capability/cache.py``); later runs with the same model and data reuse it.
 
-A success counts only when the swap keeps the sentence's label (``label_rule``, docs/methods.md §2.5): by
-default (``'lean-synonyms-lexicon'``) a candidate that puts in or takes out a negator, that moves the sentence's
-words more than ``label_max_shift`` nats towards some label in the victim's training sentences (``label_data``,
-default ``kappa_dataset``'s training split), each word read alone and pooled with its counter-fitted synonyms, or
-that puts in or takes out a word of a sentiment lexicon (VADER, |valence| >= 1; specific to sentiment) is never
-sent to the victim; ``label_rule='lean-synonyms'`` leaves out the lexicon, ``label_rule='lean'`` also the synonyms,
-``label_rule='paper'`` is the paper's rule (cosine > 0.8 only). The summary table names the rule.
+A success counts only when the swap reads as a sentence (``fluency_rule``, :mod:`~..constraints.fluency_rules`: by
+default the κ word keeps the part of speech of the word it replaces, in context, and the causal LM loses at most
+``fluency_lm_budget`` nats) and keeps the sentence's label (``label_rule``, :mod:`~..constraints.label_rules`: by
+default no negator in or out, the words' label lean in the victim's training data — ``label_data``, by default the
+data κ was computed on — moves at most ``label_max_shift`` nats, each word alone and pooled with its synonyms, a
+word seen once counting, and on a sentiment task no word of VADER's lexicon in or out). The checks that need no
+victim run before it; the summary table names both rules, their data and what was active.
 """
 
 from textattack.goal_functions import UntargetedClassification
 
+from ..constraints.fluency_rules import DEFAULT_FLUENCY_RULE, FLUENCY_LM_BUDGET, FLUENCY_RULES, build_fluency_rule
 from ..constraints.label_lean import LEAN_MARGIN
-from ..constraints.label_rules import DEFAULT_LABEL_RULE, LABEL_RULES, label_rule_for_data
+from ..constraints.label_rules import (
+    DEFAULT_LABEL_RULE,
+    LABEL_PRIOR,
+    LABEL_RULES,
+    is_sentiment_task,
+    label_rule_for_data,
+)
 from ..datasets.examples import load_examples
 from ..evaluation.flip_capability import FlipCapabilityResult
 from ..evaluation.flip_capability.cache import KappaDataError, cached_flip_capability, check_kappa_labels
 from ..metrics.label_rule import label_rule_metrics
 from ..models.probe import model_label_names, probe_model
+from ..models.provenance import recorded_training_data
 from ..search_methods import SPAttackSearch
 from ..shared.inputs import label_reason
 from ..transformations.word_swap_word_list import WordSwapWordList
@@ -70,7 +78,11 @@ class SPAttack(SORecipe):
         "sentence_encoder": Param(None, "sentence-encoder slot (USE online, all-MiniLM-L6-v2 offline)"),
         "causal_lm": Param(None, "causal-LM slot for perplexity (gpt2 online, gemma offline)"),
         "seed": Param(0, "pool shuffle seed", low=0),
-        "kappa_dataset": Param("mr", "when κ is computed here: dataset ('mr' or a CSV with text,label)"),
+        "kappa_dataset": Param(
+            None,
+            "when κ is computed here: the model's training data ('mr' or a CSV with text,label); None = the data set "
+            "the model's folder records (the demo victims: mr)",
+        ),
         "kappa_examples": Param(1000, "when κ is computed here: training sentences (paper: 1,000)", low=1),
         "kappa_m": Param(512, "when κ is computed here: EUBA early stop m (paper default 512)", low=1),
         "label_rule": Param(
@@ -88,7 +100,32 @@ class SPAttack(SORecipe):
         ),
         "label_data": Param(
             None,
-            "label rules 'lean*': the victim's training data ('mr' or a CSV with text,label; None = kappa_dataset)",
+            "label rules 'lean*': the victim's training data ('mr' or a CSV with text,label); None = the data κ was "
+            "computed on (recorded in the κ file), else the data set the model's folder records",
+        ),
+        "label_prior": Param(
+            LABEL_PRIOR,
+            "label rules 'lean*': the lean's prior in pseudo-occurrences, so that a word seen once in the data leans "
+            "(1: once is 1.1 nats on two balanced labels); None = Eq. 6's add-one smoothing of words seen twice",
+            low=0.0,
+            none_ok=True,
+        ),
+        "task": Param(
+            None,
+            "'sentiment': the sentiment lexicon of 'lean-synonyms-lexicon' applies; any other name: it is left out; "
+            "None = a sentiment task when the model's label names hold a negative and a positive one",
+        ),
+        "fluency_rule": Param(
+            DEFAULT_FLUENCY_RULE,
+            "which successes read as a sentence: 'natural' (the κ word keeps the part of speech of the word it "
+            "replaces, in context, and the causal LM loses <= fluency_lm_budget nats), 'pos' (the part of speech "
+            "only) or 'paper' (no check, the paper's pool)",
+            choices=tuple(FLUENCY_RULES),
+        ),
+        "fluency_lm_budget": Param(
+            FLUENCY_LM_BUDGET,
+            "fluency rule 'natural': nats of causal-LM log-likelihood the swap may cost",
+            low=0.0,
         ),
         "device": Param(None, "device for the encoder / language model"),
     }
@@ -104,7 +141,8 @@ class SPAttack(SORecipe):
             #
             kappa = p["kappa"]
             if kappa is None:
-                kappa = cls.kappa_from_data(model_wrapper, p["kappa_dataset"], p["kappa_examples"], p["kappa_m"])
+                dataset = cls.kappa_data(model_wrapper, p["kappa_dataset"])
+                kappa = cls.kappa_from_data(model_wrapper, dataset, p["kappa_examples"], p["kappa_m"])
             elif not isinstance(kappa, FlipCapabilityResult):
                 kappa = FlipCapabilityResult.load(kappa)
             #
@@ -121,7 +159,16 @@ class SPAttack(SORecipe):
             # moves the words towards a label in the victim's training data) is not an adversarial example; the
             # rule's constraints remove it from the pool before the victim sees it.
             #
-            rule = cls.label_rule(p)
+            rule = cls.label_rule(p, kappa, model_wrapper)
+            #
+            # Not in the paper (docs/design/single-word.md): a success reads as a sentence. The κ word keeps the part
+            # of speech of the word it replaces, in context (TextFooler's and A2T's constraint), checked after the
+            # label rule's look-ups and before the victim; the causal LM's budget judges the misclassified
+            # candidates only, before they count towards k.
+            #
+            fluency = build_fluency_rule(
+                p["fluency_rule"], lm_budget=p["fluency_lm_budget"], causal_lm=p["causal_lm"], device=p["device"]
+            )
             #
             # §4: the pool is shuffled (seeded) and queried in batches until k = 50 misclassified
             # candidates are found; among those with sentence-encoder cosine > 0.8 (§6.1) the output
@@ -137,25 +184,65 @@ class SPAttack(SORecipe):
                 causal_lm=p["causal_lm"],
                 seed=p["seed"],
                 device=p["device"],
+                fluency_rule=fluency,
             )
         return GuardedAttack(
             goal_function,
-            rule.constraints,
+            rule.constraints + fluency.constraints,
             transformation,
             search_method,
             recipe=cls.name,
-            summary_metrics=label_rule_metrics(rule),
+            summary_metrics=label_rule_metrics(rule, fluency),
         )
 
     @classmethod
-    def label_rule(cls, p):
-        """The run's :class:`~..constraints.label_rules.LabelRule`; ``'lean*'`` read the words' label lean from
-        ``label_data`` (default: ``kappa_dataset``) training sentences (docs/methods.md §2.5)."""
-        data = p["label_data"] if p["label_data"] is not None else p["kappa_dataset"]
+    def label_rule(cls, p, kappa, model_wrapper):
+        """The run's :class:`~..constraints.label_rules.LabelRule`. ``'lean*'`` read the words' label lean from the
+        victim's training data: ``label_data``, else the data κ was computed on (the κ file records it), else the data
+        set the model's folder records; none of them: one line saying what to pass. The sentiment lexicon applies on
+        a sentiment task (``task``, else the model's label names)."""
+        if p["label_rule"] == "paper":
+            return label_rule_for_data("paper")
+        data, origin = p["label_data"], "label_data"
+        if data is None:
+            data, origin = kappa.data_source(), "the data κ was computed on"
+        if data is None:
+            data, origin = recorded_training_data(model_wrapper), "the data the model's folder records"
+        if data is None:
+            raise RecipeParameterError(
+                f"recipe '{cls.name}': label_rule={p['label_rule']!r} reads each word's label lean in the victim's "
+                "training data, and neither the κ file nor the model says which: pass label_data=YOUR_TRAIN.csv "
+                "(columns text,label), or label_rule='paper'"
+            )
+        outputs = probe_model(model_wrapper)
+        names = model_label_names(model_wrapper, outputs)
+        sentiment = p["task"] == "sentiment" if p["task"] is not None else is_sentiment_task(names)
         try:
-            return label_rule_for_data(p["label_rule"], data, p["label_max_shift"])
+            return label_rule_for_data(
+                p["label_rule"],
+                data,
+                p["label_max_shift"],
+                prior=p["label_prior"],
+                lexicon=sentiment,
+                origin=origin,
+                num_classes=outputs,
+                label_names=names,
+            )
         except ValueError as e:
             raise RecipeParameterError(f"recipe '{cls.name}': label_data={data!r}: {e}") from None
+
+    @classmethod
+    def kappa_data(cls, model_wrapper, dataset):
+        """The data κ is computed on here: ``kappa_dataset``, else the data set the model's folder records (the demo
+        victims: ``mr``); neither: one line saying what to pass (never a data set the user did not name)."""
+        dataset = dataset if dataset is not None else recorded_training_data(model_wrapper)
+        if dataset is None:
+            raise RecipeParameterError(
+                f"recipe '{cls.name}' needs the flip capability κ of the victim's words: pass kappa=KAPPA.json (from "
+                "`textattack-so flip-capability --model MODEL --dataset YOUR_TRAIN.csv --out KAPPA.json`) or "
+                "kappa_dataset=YOUR_TRAIN.csv (columns text,label)"
+            )
+        return dataset
 
     @classmethod
     def kappa_from_data(cls, model_wrapper, dataset, limit, m):
@@ -175,6 +262,7 @@ class SPAttack(SORecipe):
             kappa, _, _ = cached_flip_capability(
                 model_wrapper, examples, m=m, num_outputs=outputs, data_name=f"{dataset}:train[:{limit}]"
             )
+            kappa.settings.setdefault("dataset", dataset)
         except KappaDataError as e:
             raise RecipeParameterError(f"recipe '{cls.name}': {e}") from None
         return kappa

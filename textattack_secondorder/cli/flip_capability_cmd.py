@@ -62,6 +62,8 @@ def run(args):
     settings = {
         "model": args.model,
         "data": f"{args.dataset}:{args.split}[:{len(examples) + len(skipped)}]",
+        # the data set itself, for SP-Attack's label rule (its default label_data: the data κ was computed on)
+        "dataset": args.dataset,
         "rows skipped for bad input": len(skipped),
     }
     folder = out.with_suffix(".shards")

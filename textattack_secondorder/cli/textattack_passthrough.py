@@ -45,7 +45,7 @@ def run(args):
     from ..attack_recipes.build import attack_recipes
     from ..metrics.asr1 import ASR1, ROW
     from ..metrics.label_rule import ROW as LABEL_ROW
-    from ..metrics.label_rule import LabelRuleName
+    from ..metrics.label_rule import RuleName
     from ..plugin.extensions import EXTRA_METRICS
 
     rule = _asr1_label_rule(args)
@@ -54,7 +54,7 @@ def run(args):
         args.rest = [a for a in args.rest if a != "--asr1"]
         EXTRA_METRICS[ROW] = ASR1(label_rule=rule)
         if rule is not None:
-            EXTRA_METRICS[LABEL_ROW] = LabelRuleName(rule)
+            EXTRA_METRICS[LABEL_ROW] = RuleName(rule)
     argv = sys.argv
     sys.argv = ["textattack", args.textattack_command, *args.rest]
     try:

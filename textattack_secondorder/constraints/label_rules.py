@@ -25,6 +25,7 @@ from ..datasets.examples import load_examples
 from ..datasets.label_words import LabelLean, SynonymLabelLean, label_word_counts
 from ..resources.sentiment_lexicon import LEXICON_NAME
 from ..resources.synonyms import SynonymList
+from ..shared.inputs import label_reason
 from .label_lean import LEAN_MARGIN, LabelLeanShift
 from .lexicon_swap import MIN_VALENCE, SentimentLexiconSwap
 from .negation_swap import NegationSwap
@@ -73,18 +74,32 @@ class LabelRule:
         return f"LabelRule({self.name!r}{', ' + inner if inner else ''})"
 
 
-def build_label_rule(name=DEFAULT_LABEL_RULE, lean=None, max_shift=LEAN_MARGIN, synonym_lean=None):
+#: SP-Attack's default prior of the label lean, in pseudo-occurrences: a word seen once leans (datasets/label_words.py)
+LABEL_PRIOR = 1.0
+#: label names that make a task a sentiment task (the lexicon's part of ``'lean-synonyms-lexicon'`` applies)
+SENTIMENT_NAMES = (("negative", "neg"), ("positive", "pos"))
+
+
+def is_sentiment_task(label_names):
+    """Whether labels named ``label_names`` are sentiment labels: a negative and a positive one among them (case
+    ignored: ``negative``/``positive``, ``neg``/``pos``)."""
+    names = {str(n).strip().casefold() for n in label_names or ()}
+    return all(any(alias in names for alias in aliases) for aliases in SENTIMENT_NAMES)
+
+
+def build_label_rule(name=DEFAULT_LABEL_RULE, lean=None, max_shift=LEAN_MARGIN, synonym_lean=None, lexicon=True):
     """The label rule called ``name``. ``lean``: a :class:`~..datasets.label_words.LabelLean` of the victim's
     training sentences (needed by ``"lean"`` and ``"lean-synonyms"``); ``synonym_lean``: a
     :class:`~..datasets.label_words.SynonymLabelLean` of the same sentences (needed by ``"lean-synonyms"``);
-    ``max_shift``: the largest shift kept, in nats."""
+    ``max_shift``: the largest shift kept, in nats; ``lexicon``: whether ``"lean-synonyms-lexicon"``'s sentiment
+    lexicon applies (a sentiment task) or is left out (the summary row says which)."""
     if name not in LABEL_RULES:  # the recipe checks its parameter first (attack_recipes/sp_attack.py); Python callers
         raise ValueError(f"label_rule={name!r} is not a label rule; choose one of {', '.join(map(repr, LABEL_RULES))}")
     if name == "paper":
         return LabelRule(name, settings="cosine > 0.8 only")
     if lean is None:
         raise ValueError(f"label rule {name!r} needs the label lean of the victim's training sentences")
-    source = f", {lean.name}" if lean.name else ""
+    source = f"; label data {lean.name}" if lean.name else ""
     constraints = [NegationSwap(), LabelLeanShift(lean, max_shift=max_shift)]
     settings = f"no negator in or out; label-lean shift <= {max_shift:g} nat"
     if name in POOLED_RULES:
@@ -92,15 +107,31 @@ def build_label_rule(name=DEFAULT_LABEL_RULE, lean=None, max_shift=LEAN_MARGIN, 
             raise ValueError(f"label rule {name!r} needs the synonym-pooled label lean of the training sentences")
         constraints.append(LabelLeanShift(synonym_lean, max_shift=max_shift))
         settings += ", also pooled with each word's synonyms"
-    if name == "lean-synonyms-lexicon":
+    if getattr(lean, "prior", None) is not None:
+        settings += f", a word seen once counts (prior {lean.prior:g})"
+    if name == "lean-synonyms-lexicon" and lexicon:
         constraints.append(SentimentLexiconSwap())
         settings += f"; no word of the sentiment lexicon ({LEXICON_NAME}, |valence| >= {MIN_VALENCE:g}) in or out"
+    elif name == "lean-synonyms-lexicon":
+        settings += "; sentiment lexicon off (not a sentiment task)"
     return LabelRule(name, constraints, settings=settings + source)
 
 
-def label_rule_for_data(name=DEFAULT_LABEL_RULE, data="mr", max_shift=LEAN_MARGIN):
+def label_rule_for_data(
+    name=DEFAULT_LABEL_RULE,
+    data="mr",
+    max_shift=LEAN_MARGIN,
+    prior=None,
+    lexicon=True,
+    origin=None,
+    num_classes=None,
+    label_names=None,
+):
     """:func:`build_label_rule` with the label lean of ``data``'s training sentences (``'mr'`` or a CSV with
-    text,label columns). A name that is no rule, or data without labels: ``ValueError`` with one line."""
+    text,label columns). ``prior``: the lean's prior in pseudo-occurrences (None: Eq. 6's add-one smoothing);
+    ``origin``: why this data (said in the summary row, e.g. "the data κ was computed on"); ``num_classes`` and
+    ``label_names``: the model's, to read the data's labels as its classes (a row with another label is left out).
+    A name that is no rule, data without labels or without any of the model's labels: ``ValueError``, one line."""
     if name not in LABEL_RULES:
         raise ValueError(f"label_rule={name!r} is not a label rule; choose one of {', '.join(map(repr, LABEL_RULES))}")
     if name == "paper":
@@ -112,9 +143,19 @@ def label_rule_for_data(name=DEFAULT_LABEL_RULE, data="mr", max_shift=LEAN_MARGI
     if not any(y is not None for _, y in examples):
         raise ValueError(f"label data {data!r} has no labels; pass a CSV with text,label columns")
     labelled = [(t, y) for t, y in examples if y is not None]
+    if num_classes is not None or label_names:
+        classes = [(t, label_reason(y, num_classes, label_names)[0]) for t, y in labelled]
+        if not any(c is not None for _, c in classes):
+            theirs = ", ".join(sorted({str(y) for _, y in labelled})[:8])
+            ours = ", ".join(label_names) if label_names else f"0..{num_classes - 1}"
+            raise ValueError(
+                f"label data {data!r} has none of the model's labels (its labels: {theirs}; the model's: {ours})"
+            )
+        labelled = [(t, c) for t, c in classes if c is not None]
     source = f"{data}:train" if data == "mr" else str(data)
-    lean = LabelLean.from_examples(labelled, name=source)
+    source += f" ({origin})" if origin else ""
+    lean = LabelLean.from_examples(labelled, name=source, prior=prior)
     pooled = None
     if name in POOLED_RULES:  # the synonym list the package ships (the resource slot)
-        pooled = SynonymLabelLean(label_word_counts(labelled), SynonymList(), name=source)
-    return build_label_rule(name, lean=lean, max_shift=max_shift, synonym_lean=pooled)
+        pooled = SynonymLabelLean(label_word_counts(labelled), SynonymList(), name=source, prior=prior)
+    return build_label_rule(name, lean=lean, max_shift=max_shift, synonym_lean=pooled, lexicon=lexicon)

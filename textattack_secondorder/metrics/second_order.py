@@ -13,6 +13,8 @@ from textattack.metrics import Metric
 
 from ..goal_functions.patch_rules import PAIR_NOT_KEPT
 from ..resources import causal_lm_ready, load_causal_lm
+from .seconds import ROW as SECONDS_ROW
+from .seconds import SecondsPerExample
 
 logger = logging.getLogger(__name__)
 
@@ -70,21 +72,6 @@ class FirstOrderFindings(Metric):
             for r in _second_order(results)
             if isinstance(r, SuccessfulAttackResult) and r.perturbed_result.perturbed_words == 0
         )
-
-
-class SecondsPerExample(Metric):
-    """Mean wall-clock seconds per attacked (not skipped) example."""
-
-    def __init__(self):
-        pass
-
-    def calculate(self, results):
-        vals = [
-            r.perturbed_result.elapsed
-            for r in _second_order(results)
-            if not isinstance(r, SkippedAttackResult) and r.perturbed_result.elapsed is not None
-        ]
-        return round(float(np.mean(vals)), 2) if vals else 0.0
 
 
 class MedianPerplexity(Metric):
@@ -193,7 +180,7 @@ def second_order_summary_metrics(perplexity=None, causal_lm=None, device=None, p
     rows |= {
         FIRST_ORDER_ROW: FirstOrderFindings(),
         "Avg perturbed words (vulnerable):": AveragePerturbedWords(),
-        "Avg seconds per attacked (non-skipped) example:": SecondsPerExample(),
+        SECONDS_ROW: SecondsPerExample(),
     }
     if perplexity:
         rows[PERPLEXITY_ALL_ORIGINALS] = MedianPerplexity("original", causal_lm, device, rows="all")

@@ -45,12 +45,11 @@ from ..shared.files import atomic_write_text
 from . import training
 from .catalogue import VICTIMS
 from .ibp.objective import IBPObjective
+from .provenance import METRICS_FILE
 from .word_models import register_auto_classes
 from .wrappers import DEFAULT_BATCH_SIZE, SOModelWrapper
 
 logger = logging.getLogger(__name__)
-
-METRICS_FILE = "metrics.json"
 
 
 class UnknownVictimError(ValueError):

@@ -12,6 +12,10 @@ joint criterion (paper Eq. 4)::
 
 The authors' released code weights the other way (20 on similarity, 3 on the
 perplexity ratio): ``weighting="code"``.
+
+With a fluency rule (:class:`~..constraints.fluency_rules.FluencyRule`), a misclassified candidate counts towards
+``k`` only when the rule's success checks keep it (the causal LM's budget: not in the paper); its part-of-speech
+check runs earlier, as one of the attack's constraints, before the victim sees the candidate.
 """
 
 import random
@@ -34,6 +38,8 @@ class SPAttackSearch(SearchMethod):
     similarity_threshold: minimum cosine with the original (paper: 0.8).
     sentence_encoder, causal_lm: resource-slot values (None = slot defaults) or loaded objects.
     seed: shuffle seed.
+    fluency_rule: a :class:`~..constraints.fluency_rules.FluencyRule` whose success checks a misclassified
+        candidate must pass to count (None: every one counts, the paper's search).
     """
 
     def __init__(
@@ -48,6 +54,7 @@ class SPAttackSearch(SearchMethod):
         causal_lm=None,
         seed=0,
         device=None,
+        fluency_rule=None,
     ):
         if weighting not in WEIGHTS:
             raise ValueError(f"weighting must be one of {list(WEIGHTS)}")
@@ -62,6 +69,8 @@ class SPAttackSearch(SearchMethod):
         self._lm = causal_lm
         self.seed = seed
         self.device = device
+        self.fluency_rule = fluency_rule
+        self.refused_unfluent = 0  # misclassified candidates the fluency rule's success checks refused (all examples)
 
     # lazily loaded resources ----------------------------------------------------
     def encoder(self):
@@ -90,8 +99,9 @@ class SPAttackSearch(SearchMethod):
         successes, best = [], initial_result
         for s in range(0, len(pool), self.query_batch_size):
             results, search_over = self.get_goal_results(pool[s : s + self.query_batch_size])
+            fluent = self._fluent(x, [r for r in results if r.goal_status == GoalFunctionResultStatus.SUCCEEDED])
             for r in results:
-                if r.goal_status == GoalFunctionResultStatus.SUCCEEDED:
+                if r.goal_status == GoalFunctionResultStatus.SUCCEEDED and id(r) in fluent:
                     successes.append(r)
                 elif r.score > best.score:
                     best = r
@@ -116,9 +126,23 @@ class SPAttackSearch(SearchMethod):
         }
         return pick
 
+    def _fluent(self, x, misclassified):
+        """``id`` of each result of ``misclassified`` the fluency rule's success checks keep against ``x``."""
+        if self.fluency_rule is None or not self.fluency_rule.success_checks or not misclassified:
+            return {id(r) for r in misclassified}
+        kept = {id(t) for t in self.fluency_rule.successes(x, [r.attacked_text for r in misclassified])}
+        out = {id(r) for r in misclassified if id(r.attacked_text) in kept}
+        self.refused_unfluent += len(misclassified) - len(out)
+        for r in misclassified:  # a refused one is not an adversarial example: it ranks below the unflipped
+            if id(r) not in out:
+                r.goal_status = GoalFunctionResultStatus.SEARCHING
+                r.score = float("-inf")
+        return out
+
     @property
     def is_black_box(self):
         return True
 
     def extra_repr_keys(self):
-        return ["max_successes", "query_batch_size", "weighting", "alpha", "beta", "similarity_threshold", "seed"]
+        keys = ["max_successes", "query_batch_size", "weighting", "alpha", "beta", "similarity_threshold", "seed"]
+        return keys + ["fluency_rule"]

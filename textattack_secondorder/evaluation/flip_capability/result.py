@@ -6,6 +6,7 @@ settings, and is saved as JSON + CSV and reloaded.
 """
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,6 +129,16 @@ class FlipCapabilityResult:
             "queries_per_sentence": m.queries / max(m.num_correct, 1),
             "seconds_per_sentence": m.seconds / max(m.num_correct, 1),
         }
+
+    def data_source(self):
+        """The data set κ was computed on, as ``load_examples`` names it (``"mr"`` or a CSV path), or None when the
+        settings do not say (``"dataset"``, written by ``textattack-so flip-capability`` and the recipe; or the
+        older ``"data"`` record, ``NAME:split[:N]``)."""
+        name = self.settings.get("dataset")
+        if not name:
+            found = re.match(r"^(.+):(train|test|dev|validation)\[", str(self.settings.get("data") or ""))
+            name = found.group(1) if found else None
+        return name if name == "mr" or str(name or "").lower().endswith(".csv") else None
 
     def save(self, path):
         """Write ``path`` (JSON: settings, summary, state) and ``path`` with .csv (word, κ, per-class flips)."""

@@ -1,0 +1,94 @@
+"""Fluency rules: which of SP-Attack's one-word swaps still read as a sentence (docs/design/single-word.md).
+
+SP-Attack puts one of the top-M words by κ in place of one word of the sentence. The words that flip a model most
+often are whatever they are: on the demo word models rare GloVe words ("borstal", "doze"), on a transformer opinion
+words, and the paper's pool tries each of them at every position, so a success can drop an adjective where a
+determiner stood ("would rather cut to the chase" → "cut to insightful chase") or a word into a name ("wes craven" →
+"que craven"). A fluency rule is a named pair of checks:
+
+* ``constraints`` — TextAttack constraints on the candidate ``x'`` against ``x``, run before the victim sees it
+  (cheap: a tagger);
+* ``success_checks`` — constraints run on the candidates the victim misclassifies, before they count towards the
+  search's ``k`` (costly: a causal LM; a CNN victim misclassifies a small share of the pool, so the causal LM
+  scores a few dozen candidates instead of the whole pool).
+
+``"natural"`` (the default): the κ word carries the Penn tag the word it replaces has in ``x`` (the tagger reads
+``x'`` in context; names and words the tagger splits are left alone: :class:`~.neighbor_part_of_speech.
+NeighborPartOfSpeech`, the so-beam neighbour rule's check), and the causal LM's log-likelihood of ``x'`` is at most
+``lm_budget`` nats below that of ``x`` (:class:`~.neighbor_fluency.NeighborFluency`, the so-beam neighbour rule's
+budget, for one changed word). ``"pos"``: the tag check alone. ``"paper"``: no check (Xu et al.'s pool).
+"""
+
+from .neighbor_fluency import NeighborFluency
+from .neighbor_part_of_speech import NeighborPartOfSpeech
+
+FLUENCY_RULES = {
+    "natural": "the κ word keeps the part of speech of the word it replaces (in context), and the causal LM's "
+    "log-likelihood falls by at most lm_budget nats",
+    "pos": "the κ word keeps the part of speech of the word it replaces (in context)",
+    "paper": "the paper's pool: no check",
+}
+DEFAULT_FLUENCY_RULE = "natural"
+#: nats of causal-LM log-likelihood the one changed word may cost (decided by the blind reads of docs/results/xu.md)
+FLUENCY_LM_BUDGET = 4.0
+#: misclassified candidates the causal LM judges per attacked sentence (later ones are refused unscored)
+FLUENCY_LM_MAX_SCORED = 100
+
+
+class FluencyRule:
+    """A named fluency rule: ``constraints`` before the victim, ``success_checks`` on its misclassified candidates.
+
+    Args:
+        name: the rule's name (one of :data:`FLUENCY_RULES` for the built-in ones).
+        constraints: TextAttack constraints run on the pool before the victim, cheapest first.
+        success_checks: TextAttack constraints run on the misclassified candidates.
+        settings: what the summary row says after the name.
+    """
+
+    def __init__(self, name, constraints=(), success_checks=(), settings=""):
+        self.name = name
+        self.constraints = list(constraints)
+        self.success_checks = list(success_checks)
+        self.settings = settings
+
+    def successes(self, reference, texts):
+        """The texts of ``texts`` every success check keeps against ``reference``, in their order."""
+        kept = list(texts)
+        for c in self.success_checks:
+            if not kept:
+                break
+            kept = c._check_constraint_many(kept, reference)
+        return kept
+
+    def describe(self):
+        """The summary row's value: the name, then its settings."""
+        return f"{self.name} ({self.settings})" if self.settings else self.name
+
+    def __repr__(self):
+        inner = ", ".join(repr(c) for c in self.constraints + self.success_checks)
+        return f"FluencyRule({self.name!r}{', ' + inner if inner else ''})"
+
+
+def build_fluency_rule(
+    name=DEFAULT_FLUENCY_RULE,
+    lm_budget=FLUENCY_LM_BUDGET,
+    causal_lm=None,
+    device=None,
+    tagger=None,
+    lm_max_scored=FLUENCY_LM_MAX_SCORED,
+):
+    """The fluency rule called ``name``; ``causal_lm``: a scorer or a name of the causal-LM slot (loaded on first
+    use); ``tagger``: the part-of-speech tagger (default: the ``pos_tagger`` slot's)."""
+    if name not in FLUENCY_RULES:
+        raise ValueError(
+            f"fluency_rule={name!r} is not a fluency rule; choose one of {', '.join(map(repr, FLUENCY_RULES))}"
+        )
+    if name == "paper":
+        return FluencyRule(name, settings="no check")
+    pos = [NeighborPartOfSpeech(tagger=tagger)]
+    if name == "pos" or lm_budget is None:
+        return FluencyRule(name, pos, settings="the part of speech kept")
+    lm = NeighborFluency(causal_lm, budget=lm_budget, max_scored=lm_max_scored, device=device)
+    return FluencyRule(
+        name, pos, [lm], settings=f"the part of speech kept; causal-LM log-likelihood falls <= {lm_budget:g} nats"
+    )
