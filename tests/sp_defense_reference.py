@@ -14,8 +14,9 @@ import numpy as np
 import torch
 from textattack.shared import AttackedText
 
+from textattack_secondorder.augmentation.augmented_batches import batch_modes
 from textattack_secondorder.augmentation.sp_defense import augmentation_vocabulary, special_word_table
-from textattack_secondorder.defense.training import _default_lr, batch_modes
+from textattack_secondorder.defense.training import _default_lr
 from textattack_secondorder.models.token_classifier import TokenClassifier
 from textattack_secondorder.shared.text import match_case
 

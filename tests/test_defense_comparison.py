@@ -154,7 +154,6 @@ def test_a2t_schedule_is_one_clean_epoch_then_evenly_spaced_sets():
 def test_a2t_batches_train_on_the_sets_made_from_the_current_model(monkeypatch):
     """Each set is made at its step from the model as it is then (in eval mode), and the following batches
     hold its texts with their own labels beside the training rows."""
-    from textattack_secondorder.augmentation.token_edits import EncodedExamples
     from textattack_secondorder.defense import a2t
     from textattack_secondorder.models.token_classifier import TokenClassifier
 
@@ -163,15 +162,13 @@ def test_a2t_batches_train_on_the_sets_made_from_the_current_model(monkeypatch):
     made = []
 
     def fake_sets(attack, examples, wanted, seed):
-        made.append((clf.model.training, wanted))
+        made.append((clf.model.training, wanted, attack is unused))
         k = len(made)
         return [(t, t + " nice" * k, y) for t, y in examples[:wanted]], []  # set k: k times "nice"
 
     monkeypatch.setattr(a2t, "adversarial_examples", fake_sets)
-    labels = torch.tensor([y for _, y in DATA])
-    batches = a2t.A2TBatches(
-        clf, EncodedExamples(clf, [t for t, _ in DATA]), labels, None, DATA, steps=12, batch_size=4, share=0.5
-    )
+    unused = object()  # the attack: never run, the sets are made by fake_sets
+    batches = a2t.A2TBatches(clf, None, DATA, steps=12, batch_size=4, attack=unused, share=0.5)
     assert batches.rounds_at == {2, 5, 8}
     seen = []
     for step in range(12):
@@ -179,7 +176,7 @@ def test_a2t_batches_train_on_the_sets_made_from_the_current_model(monkeypatch):
         ids, mask, y = batches()
         rows = [raw.tokenizer.decode(r[m.bool()]) for r, m in zip(ids, mask)]
         seen.append((step, rows, y.tolist()))
-    assert made == [(False, 3), (False, 3), (False, 3)]  # three sets, each attacked in eval mode
+    assert made == [(False, 3, True)] * 3  # three sets, each attacked with the given attack in eval mode
     assert [e["step"] for e in batches.log] == [2, 5, 8]
     label_of = {t: y for t, y in DATA}
     for step, rows, ys in seen:
@@ -347,17 +344,12 @@ def compare_settings(model, csv, **over):
 @pytest.fixture()
 def light_comparison(monkeypatch):
     """Every recipe of the comparison, and A2T's attack, replaced by :func:`light_attack`; the trainings counted."""
-    from textattack_secondorder.defense import comparison, measure, training
+    from textattack_secondorder.attack_recipes.a2t_offline import A2TOffline
+    from textattack_secondorder.defense import comparison, measure
 
     monkeypatch.setattr(measure, "build_recipe", lambda recipe, wrapper, extra=None: light_attack(wrapper))
-    real_batches, real_train = training._a2t_batches, comparison._train
-    monkeypatch.setattr(
-        training,
-        "_a2t_batches",
-        lambda clf, mw, examples, labels, attack, *rest: real_batches(
-            clf, mw, examples, labels, light_attack(mw), *rest
-        ),
-    )
+    monkeypatch.setattr(A2TOffline, "build", classmethod(lambda cls, wrapper, **params: light_attack(wrapper)))
+    real_train = comparison._train
     trained = []
     monkeypatch.setattr(
         comparison,

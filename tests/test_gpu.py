@@ -104,9 +104,9 @@ def test_minilm_style_fine_tuning_on_the_gpu(bert_dir):
 @pytest.mark.parametrize("candidates", [1, 4])
 def test_defend_augments_the_same_batches_on_the_gpu(candidates):
     """The token-id augmentation on CUDA equals the CPU one on the same model (row for row)."""
+    from textattack_secondorder.augmentation.augmented_batches import batch_modes
     from textattack_secondorder.augmentation.token_augmenter import TokenAugmenter
     from textattack_secondorder.augmentation.vocabulary import augmentation_vocabulary, special_word_table
-    from textattack_secondorder.defense.training import batch_modes
     from textattack_secondorder.models.token_classifier import TokenClassifier
 
     out = {}

@@ -14,6 +14,7 @@ import pytest
 import torch
 
 from conftest import tiny_word_cnn, write_tiny_bert
+from textattack_secondorder.augmentation.augmented_batches import batch_modes
 from textattack_secondorder.augmentation.sp_defense import (
     SPDefenseAugmenter,
     augmentation_vocabulary,
@@ -21,7 +22,7 @@ from textattack_secondorder.augmentation.sp_defense import (
     random_augment,
     special_word_table,
 )
-from textattack_secondorder.defense.training import batch_modes, train_defense
+from textattack_secondorder.defense.training import train_defense
 
 WORDS = [
     "good",

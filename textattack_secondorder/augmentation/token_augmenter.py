@@ -1,7 +1,8 @@
 """SP-Defense's augmentations of one training set as token-id operations: what ``defend`` trains on.
 
-:class:`TokenAugmenter` is built by the trainer (:func:`~..defense.training.train_defense`) from the
-:class:`~..models.token_classifier.TokenClassifier` being trained and the labelled training examples. The
+:class:`TokenAugmenter` is built by the batch source of the augmentation mixes
+(:class:`~.augmented_batches.AugmentedBatches`) from the :class:`~..models.token_classifier.TokenClassifier`
+being trained and the labelled training examples. The
 examples are tokenized once (:class:`~.token_edits.EncodedExamples`); a batch is then a list of example
 indices and one augmentation per example — ``original``, ``random``, ``special`` or ``gradient`` — and
 :meth:`TokenAugmenter.augment_batch` returns the model inputs, built on the device as splices of token ids

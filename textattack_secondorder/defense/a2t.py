@@ -17,7 +17,8 @@ until the next one replaces it (the ``Trainer`` makes one every epoch: 29 sets i
 times the cost of the training on a CPU; ``rounds`` = the epochs after the first gives that schedule). The
 attack runs through TextAttack's ``Attacker`` as the ``Trainer`` runs it (``num_successful_examples``,
 shuffled, the model in eval mode, the goal function's cache cleared: the weights changed since the last set).
-Texts are tokenized once per set; batches are token ids, as for the other defenses.
+The attack is the ``a2t-offline`` recipe on the model being trained unless one is given; the training rows are
+tokenized once, and each set's texts once when it is made; batches are token ids, as for the other defenses.
 """
 
 import math
@@ -26,12 +27,15 @@ import time
 
 import torch
 
+from ..attack_recipes.build import build_attack
 from ..augmentation.token_edits import EncodedExamples
 
 #: adversarial texts per set, as a share of the training rows (A2T's training script)
 ADVERSARIAL_SHARE = 0.2
 #: adversarial sets over the step budget (Xu et al. fine-tuned A2T for 3 epochs)
 ROUNDS = 3
+#: the recipe of A2T's attack unless one is given (A2T's attack built from this package's resource slots)
+ATTACK_RECIPE = "a2t-offline"
 
 
 def round_steps(steps, rows, batch_size, rounds=ROUNDS):
@@ -75,11 +79,11 @@ class A2TBatches:
 
     Args:
         clf: the ``TokenClassifier`` being trained (its model is the attack's victim).
-        encoded: :class:`~..augmentation.token_edits.EncodedExamples` of the training texts.
-        labels: LongTensor of their labels, on the device.
-        attack: a TextAttack ``Attack`` on a wrapper of ``clf.model`` (the ``a2t-offline`` recipe).
-        examples: the training ``[(text, label)]``.
+        model_wrapper: the TextAttack model wrapper of ``clf.model``, the victim of the default attack.
+        examples: the training ``[(text, label)]``, tokenized once here.
         steps, batch_size, seed: as the other defenses'.
+        attack: the TextAttack ``Attack`` that makes the adversarial texts (default: the ``a2t-offline``
+            recipe, :data:`ATTACK_RECIPE`, on ``model_wrapper``).
         rounds: adversarial sets over the steps (:func:`round_steps`).
         share: adversarial texts per set, as a share of the training rows (A2T: 0.2).
         log: a list that receives one dict per adversarial set (step, attacked, successes, seconds, examples).
@@ -88,19 +92,17 @@ class A2TBatches:
     def __init__(
         self,
         clf,
-        encoded,
-        labels,
-        attack,
+        model_wrapper,
         examples,
         steps,
         batch_size,
         seed=0,
+        attack=None,
         rounds=ROUNDS,
         share=ADVERSARIAL_SHARE,
         log=None,
     ):
-        self.clf, self.encoded, self.labels = clf, encoded, labels
-        self.attack, self.examples = attack, list(examples)
+        self.examples = list(examples)
         self.batch_size, self.seed = int(batch_size), int(seed)
         self.wanted = max(1, math.ceil(share * len(self.examples)))
         self.rounds_at = set(round_steps(int(steps), len(self.examples), self.batch_size, int(rounds)))
@@ -108,6 +110,11 @@ class A2TBatches:
         self.rng = random.Random(seed)
         self.step, self.queue = 0, []
         self.adv, self.adv_labels = None, None
+        # the attack; the training rows tokenized once (each adversarial set is, when it is made)
+        self.clf = clf
+        self.attack = attack if attack is not None else build_attack(ATTACK_RECIPE, model_wrapper)
+        self.encoded = EncodedExamples(clf, [t for t, _ in self.examples])
+        self.labels = torch.tensor([int(y) for _, y in self.examples], device=clf.device)
 
     def _new_pass(self):
         """A shuffled pass over the training rows and the current adversarial set."""
@@ -168,4 +175,4 @@ class A2TBatches:
         return input_ids, attention_mask, torch.cat(labels)
 
 
-__all__ = ["A2TBatches", "adversarial_examples"]
+__all__ = ["ATTACK_RECIPE", "ROUNDS", "A2TBatches", "adversarial_examples", "round_steps"]
