@@ -132,6 +132,11 @@ setup(
         # The tests start a real (local, two-node) Ray cluster. ruff (lint and format, configured in
         # pyproject.toml) is pinned: `ruff check` and `ruff format --check` in .ci/run give one verdict.
         "dev": ["pytest>=7", "pytest-timeout>=2", "ray>=2.9,<3", "ruff==0.17.6"],
+        # The documentation site (docs/, Sphinx + MyST + furo), built strict in .ci/run:
+        #   pip install -e ".[docs]" && sphinx-build -W --keep-going -b html docs docs/_build/html
+        # Pinned like ruff: a new Sphinx or MyST warns about new things, and -W makes every warning a failure.
+        # Sphinx 9 needs Python >= 3.11.
+        "docs": ["sphinx==9.0.4", "myst-parser==5.2.0", "furo==2025.12.19"],
     },
     entry_points={
         "console_scripts": [
