@@ -26,7 +26,7 @@ def build_attack(recipe, model_wrapper, device=None, batch_size=None):
     or one of TextAttack's.
 
     ``device`` (e.g. ``"cuda"``) goes to our recipes that load a model of their own (the masked LM
-    of so-*/bae-offline) unless the recipe string names one; ``batch_size`` becomes the goal
+    of ``so-*``/``bae-offline``) unless the recipe string names one; ``batch_size`` becomes the goal
     function's victim batch and the masked LM's batch (both, so ``--model-batch-size`` reaches
     every model forward of an attack).
     """

@@ -6,7 +6,7 @@ from .base import AT_MOST, COUNT, NON_NEGATIVE, Check, Evaluation, Metric
 
 
 class BiasCheck(Check):
-    """Counterfactual bias of protected pairs: fail when |B| or the interval's distance from zero is too large."""
+    """Counterfactual bias of protected pairs: fail when ``|B|`` or the interval's distance from zero is too large."""
 
     kind = "bias"
     # default tolerances: |B| at k = 1 does not move over seeds (levels below sample_from_k are exact) and the

@@ -33,7 +33,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class PatchPair:
-    """The swap ``p1 -> p2`` at word ``index`` of the input (``score`` = |f_soft(p2) - f_soft(p1)|₁)."""
+    """The swap ``p1 -> p2`` at word ``index`` of the input (``score = |f_soft(p2) - f_soft(p1)|₁``)."""
 
     p1: str
     p2: str

@@ -30,16 +30,18 @@ WEIGHTS = {"paper": (3.0, 20.0), "code": (20.0, 3.0)}
 
 
 class SPAttackSearch(SearchMethod):
-    """Args:
-    max_successes: k, stop after this many misclassified candidates (paper: 50).
-    query_batch_size: candidates per model query batch.
-    alpha, beta: weights of the joint criterion (default: ``weighting``'s).
-    weighting: "paper" (α = 3, β = 20) or "code" (α = 20, β = 3).
-    similarity_threshold: minimum cosine with the original (paper: 0.8).
-    sentence_encoder, causal_lm: resource-slot values (None = slot defaults) or loaded objects.
-    seed: shuffle seed.
-    fluency_rule: a :class:`~..constraints.fluency_rules.FluencyRule` whose success checks a misclassified
-        candidate must pass to count (None: every one counts, the paper's search).
+    """SP-Attack's search: a shuffled pool of single-word perturbations, queried in batches (see the module).
+
+    Args:
+        max_successes: k, stop after this many misclassified candidates (paper: 50).
+        query_batch_size: candidates per model query batch.
+        alpha, beta: weights of the joint criterion (default: ``weighting``'s).
+        weighting: "paper" (α = 3, β = 20) or "code" (α = 20, β = 3).
+        similarity_threshold: minimum cosine with the original (paper: 0.8).
+        sentence_encoder, causal_lm: resource-slot values (None = slot defaults) or loaded objects.
+        seed: shuffle seed.
+        fluency_rule: a :class:`~..constraints.fluency_rules.FluencyRule` whose success checks a misclassified
+            candidate must pass to count (None: every one counts, the paper's search).
     """
 
     def __init__(

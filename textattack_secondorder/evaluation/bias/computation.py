@@ -59,7 +59,7 @@ class CounterfactualBias:
         target_class: class whose probability is compared (default 1, the positive class).
         max_k: largest neighbourhood level (paper: 3).
         sample_size, sample_masks, sample_from_k: sampling of large levels (see module doc).
-        filter_epsilon: keep only sources with naive |diff| <= ε (filtered test set), or None.
+        filter_epsilon: keep only sources with naive ``|diff| <= ε`` (filtered test set), or None.
         neutralize_pronouns: rewrite other gendered pronouns to they/them first.
         batch_size: texts per model call; chunk: sentences per proposer call.
     """
