@@ -2,6 +2,8 @@
 
 from .common import add_cluster_args, add_dataset_args, add_model_args, non_negative_int, positive_int
 
+DEFAULT_TARGET = 1  # --target-class: the positive class of a two-class sentiment model
+
 
 def add_parser(subparsers):
     p = subparsers.add_parser(
@@ -44,7 +46,11 @@ def add_parser(subparsers):
     )
     p.add_argument("--neutralize", action="store_true", help="rewrite other gendered pronouns to they/them first")
     p.add_argument(
-        "--target-class", type=non_negative_int, default=1, help="class whose probability is compared (default 1)"
+        "--target-class",
+        default=None,
+        metavar="CLASS",
+        help="class whose probability is compared: a class number or one of the model's label names "
+        "(its config.id2label, any case); default 1",
     )
     p.add_argument("--masked-lm", default=None, help="masked-LM slot value (default: the slot's default)")
     p.add_argument("--seed", type=non_negative_int, default=0)
@@ -60,10 +66,12 @@ def run(args):
     from ..datasets.examples import load_examples
     from ..distributed import ClusterOptions
     from ..evaluation.bias import CounterfactualBias, pair_sources, parse_pairs
+    from ..evaluation.bias.target import resolve_target_class
     from ..models.loading import load_model_wrapper
     from ..models.probe import screen_rows
     from ..shared.errors import UsageError
     from ..shared.inputs import bad_text_reason, write_skipped
+    from ..shared.label_names import target_text
     from ..transformations.neighborhood import WordSwapNeighborhood
 
     # the data first: a wrong column or file is one line before the model loads
@@ -82,10 +90,18 @@ def run(args):
     if unheld:
         print(f"not measured (no sentence holds one of their words exactly once): {shown}")
     model = load_model_wrapper(args.model, args.device, args.model_batch_size, args.dtype)
+    # a name the model does not have is one line, exit 2, before any work
+    target, names = resolve_target_class(DEFAULT_TARGET if args.target_class is None else args.target_class, model)
+    target_shown = target_text(target, names)
+    if args.target_class is None:
+        choices = f" (a class number or one of: {', '.join(names)})" if names else ""
+        print(f"B_{{p,k}} compares the probability of class {target_shown}, the default --target-class{choices}")
+    else:
+        print(f"B_{{p,k}} compares the probability of class {target_shown}")
     good, skipped = screen_rows(examples, model, labelled=False)
     texts = [t for t, _ in good]
     settings = dict(
-        target_class=args.target_class,
+        target_class=target,
         max_k=args.max_k,
         sample_size=args.sample_size,
         sample_from_k=args.sample_from_k,
@@ -110,6 +126,7 @@ def run(args):
     )
     write_skipped(skipped, f"{args.out}/skipped_rows.csv")
     if len(report.table):
+        print(f"B_{{p,k}}: change in the probability of class {target_shown}")
         with pd.option_context("display.width", 140, "display.max_rows", 500):
             print(report.table.to_string(index=False, float_format=lambda v: f"{v:+.4f}"))
     else:  # e.g. --filter-epsilon kept no source
