@@ -85,10 +85,12 @@ def run_sweep_cell(context, settings, folder):
     return row, f"{cell_name(context.spec, recipe)}.csv", len(skipped)
 
 
-def successful_examples(csv_path, n=EXAMPLES_SHOWN, vulnerable=False):
+def successful_examples(csv_path, n=EXAMPLES_SHOWN, vulnerable=False, label_names=None):
     """The first ``n`` successful rows of an attack CSV: original, perturbed (changed words marked as
-    [[w]] by TextAttack), outputs."""
+    [[w]] by TextAttack), outputs (by the model's ``label_names`` where it has them: "neutral → positive")."""
     import pandas as pd
+
+    from ..shared.label_names import outputs_text
 
     df = pd.read_csv(csv_path, keep_default_na=False)
     df = df[df["result_type"] == "Successful"].head(n)
@@ -97,13 +99,12 @@ def successful_examples(csv_path, n=EXAMPLES_SHOWN, vulnerable=False):
         item = {
             "original": str(r["original_text"]),
             "perturbed": str(r["perturbed_text"]),
-            "outputs": f"{r['original_output']} → {r['perturbed_output']}",
+            "outputs": outputs_text(r["original_output"], r["perturbed_output"], label_names),
         }
         if vulnerable and r.get("vulnerable_text"):
             item["perturbed"] = str(r["vulnerable_text"])
-            item["outputs"] = (
-                f"patch {r.get('patch_p1', '')} → {r.get('patch_p2', '')}: "
-                f"{r.get('vulnerable_output', '')} → {r.get('vulnerable_patched_output', '')}"
+            item["outputs"] = f"patch {r.get('patch_p1', '')} → {r.get('patch_p2', '')}: " + outputs_text(
+                r.get("vulnerable_output", ""), r.get("vulnerable_patched_output", ""), label_names
             )
         out.append(item)
     return out
@@ -154,7 +155,7 @@ class AttackCheck(Check):
             values,
             evidence,
             rows=summary_rows(row),
-            examples=successful_examples(folder / csv_name),
+            examples=successful_examples(folder / csv_name, label_names=context.label_names),
             files={"log": csv_name},
             info={"rows skipped for bad input": skipped},
             measured_with=recipe_measured_with(self.settings["recipe"]),

@@ -2,6 +2,7 @@
 (FlagEval; finished sets kept in ``parts/`` for resume, adversarial level sharded / ``--ray``;
 docs/methods.md §4, §8)."""
 
+from ..shared.label_names import outputs_text
 from .base import AT_LEAST, AT_MOST, COUNT, NON_NEGATIVE, SHARE, Check, ConfigError, Evaluation, Metric
 
 
@@ -127,8 +128,10 @@ class PerturbedSetsCheck(Check):
                         {
                             "original": o,
                             "perturbed": p,
-                            "outputs": f"{s.name}: {report.predictions['original'][i]} → "
-                            f"{report.predictions[s.name][i]}",
+                            "outputs": f"{s.name}: "
+                            + outputs_text(
+                                report.predictions["original"][i], report.predictions[s.name][i], report.label_names
+                            ),
                         }
                     )
                     break

@@ -27,6 +27,7 @@ from ..models.probe import model_label_names, probe_model
 from ..shared.digest import content_digest
 from ..shared.files import atomic_write_text
 from ..shared.inputs import bad_text_reason, screen_examples, skipped_summary_text
+from ..shared.label_names import readable_names
 from .base import ConfigError, Evaluation
 from .baseline import compare
 from .verdict import Verdict
@@ -122,6 +123,12 @@ class GateContext:
                 f"  skipping {len(skipped)} of {len(examples)} rows for bad input ({skipped_summary_text(skipped)})"
             )
         return [(t, y) for _, t, y in good], skipped
+
+    @property
+    def label_names(self):
+        """The model's label names in class order (its ``config.id2label``) once a check has screened rows,
+        for showing outputs as names; ``None`` before that or when the model has none worth showing."""
+        return readable_names(self._label_names)
 
     def finished(self, name):
         return self.done[name]

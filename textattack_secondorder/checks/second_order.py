@@ -69,7 +69,7 @@ class SecondOrderCheck(Check):
             values,
             evidence,
             rows=summary_rows(row),
-            examples=successful_examples(folder / csv_name, vulnerable=True),
+            examples=successful_examples(folder / csv_name, vulnerable=True, label_names=context.label_names),
             files={"log": csv_name},
             info={"rows skipped for bad input": skipped},
             measured_with=recipe_measured_with(self.settings["recipe"]),

@@ -13,6 +13,7 @@ import statistics
 from pathlib import Path
 
 from ..shared.files import atomic_write_text
+from ..shared.label_names import readable_names
 
 #: the columns of the table: (row key, heading, what it is)
 COLUMNS = (
@@ -66,10 +67,17 @@ def settings_lines(settings, data):
         f"{len(sets.rho_test)} test sentences (EUBA m = {settings['m']}, first {settings['vocab_limit']} "
         "vocabulary entries)",
         f"attacks on the same {len(sets.attacked)} test sentences; SP-Attack's κ of each model from "
-        f"{len(sets.kappa)} other held-out test sentences (never trained on, never attacked)",
+        f"{len(sets.kappa)} other held-out test sentences (in no defense's fine-tuning, never attacked)",
         f"so-beam on the first {len(sets.so_beam)} of the attacked sentences",
         f"recipes: `{settings['sp_attack_recipe']}`, `{settings['textfooler_recipe']}`, `{settings['so_beam_recipe']}`",
-    ]
+    ] + classes_lines(data)
+
+
+def classes_lines(data):
+    """The model's classes by number and name (``classes: 0 negative, 1 neutral, 2 positive``), where it names them;
+    the attacks' rows (``work/<cell>/<attack>_rows.json``) give each success's outputs by these names."""
+    names = readable_names(data.get("label_names"))
+    return [f"classes: {', '.join(f'{i} {n}' for i, n in enumerate(names))}"] if names else []
 
 
 def cpu_line(rows):

@@ -96,14 +96,18 @@ def rho_measurement(wrapper, examples, settings, store):
 
 
 def attack_rows(attack, examples, path, progress=None):
-    """Run ``attack`` on ``examples`` one row at a time; the rows (status, words changed, texts) are saved to
-    ``path`` every :data:`SAVE_EVERY` rows and a re-run continues after the last saved one."""
+    """Run ``attack`` on ``examples`` one row at a time; the rows (status, words changed, texts; a success's
+    outputs, by the model's label names where it has them) are saved to ``path`` every :data:`SAVE_EVERY` rows
+    and a re-run continues after the last saved one."""
     from textattack.shared.utils import set_seed
 
     from ..metrics.asr1 import words_changed
+    from ..models.probe import model_label_names
+    from ..shared.label_names import outputs_text
 
     path = Path(path)
     rows = json.loads(path.read_text()) if path.exists() else []
+    names = model_label_names(getattr(getattr(attack, "goal_function", None), "model", None))
     set_seed(0)
     for i in range(len(rows), len(examples)):
         text, label = examples[i]
@@ -115,9 +119,13 @@ def attack_rows(attack, examples, path, progress=None):
         if kind == "successful":
             row["perturbed"] = result.perturbed_result.attacked_text.text
             row["words_changed"] = words_changed(result)
+            row["outputs"] = outputs_text(result.original_result.output, result.perturbed_result.output, names)
             patched = getattr(result.perturbed_result, "patched_text", None)
-            if patched is not None:  # so-beam: the vulnerable pair (x̃0, x̃0 ⊕ p)
+            if patched is not None:  # so-beam: the vulnerable pair (x̃0, x̃0 ⊕ p) and its two outputs
                 row["patched"] = getattr(patched, "text", str(patched))
+                row["outputs"] = outputs_text(
+                    result.perturbed_result.output, result.perturbed_result.patched_output, names
+                )
         rows.append(row)
         if progress is not None:
             progress.update(1)
@@ -147,7 +155,7 @@ def comparison_data(settings):
     ``defend --compare`` gives them); the model is loaded once to screen the rows and to refuse, in one line,
     a victim without gradient access (ρ, κ, SP-Defense and A2T need it)."""
     from ..models.loading import load_model_wrapper
-    from ..models.probe import screen_rows
+    from ..models.probe import model_label_names, screen_rows
     from ..models.token_classifier import TokenClassifier
     from .data import defense_data
 
@@ -180,6 +188,7 @@ def comparison_data(settings):
         "sets": sets,
         "train_source": f"{settings['dataset']}:{settings['split']} ({len(train)} rows)",
         "test_source": test_source,
+        "label_names": model_label_names(wrapper),
     }
 
 

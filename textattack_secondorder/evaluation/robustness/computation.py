@@ -14,6 +14,8 @@ import logging
 import numpy as np
 
 from ...models.prediction import predict_labels
+from ...models.probe import model_label_names
+from ...shared.label_names import readable_names
 from ..meaning import source_chrf
 from .result import PerturbedSet, RobustnessReport, set_name
 from .sets import load_part, part_key, part_path, save_part
@@ -103,8 +105,9 @@ def evaluate_sets(model_wrapper, texts, labels, sets, batch_size=64, settings=No
         preds[s.name] = predict_labels(model_wrapper, s.texts, batch_size, desc=s.name)
         rows.append(_row(s, texts, labels, preds[s.name], acc_org))
     rb = robustness_index(acc_org, [r["accuracy"] for r in rows[1:]]) if sets and acc_org > 0 else float("nan")
+    names = readable_names(model_label_names(model_wrapper))
     return RobustnessReport(
-        list(texts), labels, list(sets), rows, preds, rb, dict(settings or {}), dict(skipped_levels or {})
+        list(texts), labels, list(sets), rows, preds, rb, dict(settings or {}), dict(skipped_levels or {}), names
     )
 
 

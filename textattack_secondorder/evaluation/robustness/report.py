@@ -19,6 +19,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ...shared.files import atomic_write_text
+from ...shared.label_names import label_text
 from ..meaning import source_chrf
 from .sets import save_sets
 
@@ -115,8 +116,8 @@ def _diff_html(original, perturbed):
     return " ".join(parts)
 
 
-def _verdict(prediction, gold):
-    return f'<span class="{"ok" if prediction == gold else "bad"}">{prediction}</span>'
+def _verdict(prediction, gold, names=None):
+    return f'<span class="{"ok" if prediction == gold else "bad"}">{esc(label_text(prediction, names))}</span>'
 
 
 def _cards(report):
@@ -163,6 +164,7 @@ def _examples(report, examples_per_set):
     """Per set: label flips first, then other changed examples, in index order (at most ``examples_per_set``)."""
     out = []
     orig_preds = report.predictions["original"]
+    names = report.label_names
     for s in report.sets:
         preds = report.predictions[s.name]
         changed = [i for i, (o, p) in enumerate(zip(report.texts, s.texts)) if o != p]
@@ -176,8 +178,8 @@ def _examples(report, examples_per_set):
             y = report.labels[i]
             trs.append(
                 f"<tr><td class=n>{i}</td><td>{esc(report.texts[i])}</td>"
-                f"<td>{_diff_html(report.texts[i], s.texts[i])}</td><td class=n>{y}</td>"
-                f"<td class=n>{_verdict(orig_preds[i], y)} → {_verdict(preds[i], y)}</td>"
+                f"<td>{_diff_html(report.texts[i], s.texts[i])}</td><td class=n>{esc(label_text(y, names))}</td>"
+                f"<td class=n>{_verdict(orig_preds[i], y, names)} → {_verdict(preds[i], y, names)}</td>"
                 f"<td class=n>{100 * source_chrf(report.texts[i], s.texts[i]):.1f}</td></tr>"
             )
         out.append(

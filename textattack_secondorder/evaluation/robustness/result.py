@@ -40,3 +40,4 @@ class RobustnessReport:
     rb: float
     settings: dict
     skipped_levels: dict  # level -> reason
+    label_names: list = None  # the model's label names in class order, for showing classes by name (or None)
