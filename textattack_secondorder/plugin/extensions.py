@@ -23,6 +23,10 @@
   word pair", not accuracy. It is replaced by the victim's accuracy on the attacked sentences
   (:class:`~..metrics.second_order.VictimAccuracy`), and "Accuracy under attack" (failed / all rows:
   sentences where no vulnerable example was found) is called what it is.
+* Summary table of a run in which the victim scored no row (the input guard skipped every one): "Original
+  accuracy" and "Accuracy under attack" read ``n/a`` instead of 0.0 %; a run whose guard skipped rows for bad
+  input says why before the table, in one line, each distinct reason once with its count
+  (:func:`~..metrics.skipped_rows.skipped_rows_line`; the CSV log's ``skip_reason`` has it per row).
 * TextAttack's model / goal-function check (``shared/validators.py``) knows our goal function and our
   word-level victims, so a run does not warn "No entry found for goal function" or "Unknown if model …
   compatible" about them.
@@ -67,6 +71,7 @@ from ..augmentation.csv_file import augment_csv, read_augment_csv
 from ..datasets.csv_dataset import CSVDataset
 from ..goal_functions.second_order import SecondOrderClassification
 from ..metrics.second_order import VictimAccuracy
+from ..metrics.skipped_rows import scored_rows, skipped_rows_line
 from ..models.probe import model_label_names
 from ..shared.errors import UsageError, UserError
 from ..shared.files import atomic_write_bytes
@@ -375,18 +380,36 @@ def second_order_summary_rows(rows, results):
     return out
 
 
+#: TextAttack's rows that read 0.0% when the victim scored no row at all (every row skipped unread)
+UNSCORED_ROWS = ("Original accuracy:", "Accuracy under attack:", "No vulnerable example found:")
+
+
+def unscored_summary_rows(rows):
+    """TextAttack's summary ``rows`` of a run in which the victim scored no row (the input guard skipped them
+    all): the accuracies are not 0 %, there are none, so they read ``n/a``."""
+    return [[name, "n/a" if name in UNSCORED_ROWS else value] for name, value in rows]
+
+
 def _extend_log_summary():
 
     def make(original):
         def log_summary(self):
-            if not any(hasattr(r.perturbed_result, "patched_text") for r in self.results):
-                return original(self)
             results = self.results
+            line = skipped_rows_line(results) if results else None
+            if line:  # the reasons of the rows skipped for bad input, on screen (the CSV log has them per row)
+                logger.warning(line)
+            second_order = any(hasattr(r.perturbed_result, "patched_text") for r in results)
+            unscored = bool(results) and not scored_rows(results)
+            if not second_order and not unscored:
+                return original(self)
             log_rows = self.log_summary_rows
 
             def rewritten(rows, title, window_id):
                 if title == "Attack Results":
-                    rows = second_order_summary_rows(rows, results)
+                    if second_order:
+                        rows = second_order_summary_rows(rows, results)
+                    if unscored:
+                        rows = unscored_summary_rows(rows)
                 return log_rows(rows, title, window_id)
 
             self.log_summary_rows = rewritten
