@@ -63,7 +63,7 @@ def add_parser(subparsers):
         default=None,
         metavar="CSV",
         help="rows to measure test accuracy on (default: the test split of a named data set; for a CSV "
-        "--dataset, the --holdout-share of its rows, never trained on)",
+        "--dataset, the --holdout-share of its rows, held out from this fine-tuning)",
     )
     p.add_argument(
         "--holdout-share",

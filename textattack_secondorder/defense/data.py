@@ -2,8 +2,9 @@
 
 A named data set with a test split (``mr``) trains on ``--split`` and is measured on its test split. A
 user's CSV has no test split: unless ``--test-dataset`` names one, a seeded share of its rows
-(:data:`HOLDOUT_SHARE`, the same rows whatever the training seed) is held out and never trained on,
-so ``defend`` can say what the defense did to accuracy. :func:`defense_data` says which in words.
+(:data:`HOLDOUT_SHARE`, the same rows whatever the training seed) is held out of this fine-tuning, so
+``defend`` can say what the defense did to accuracy (whether the model as given saw them in its own
+training, nothing here can know). :func:`defense_data` says which in words.
 """
 
 import random
@@ -49,7 +50,8 @@ def defense_data(
         train = [r for i, r in enumerate(rows) if i not in held]
         test = [r for i, r in enumerate(rows) if i in held]
         source = (
-            f"{len(test)} rows of {dataset} held out ({holdout_share:.0%}, seed {HOLDOUT_SEED}; not trained on)"
+            f"{len(test)} rows of {dataset} held out from this fine-tuning ({holdout_share:.0%}, seed "
+            f"{HOLDOUT_SEED}; the model may have seen them before)"
             if test
             else "none (--holdout-share 0)"
         )
