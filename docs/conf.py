@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 DOCS = Path(__file__).resolve().parent
+# the extension beside this file; the package itself is imported as installed (pip install -e ".[docs]")
 sys.path.insert(0, str(DOCS / "_ext"))
-sys.path.insert(0, str(DOCS.parent))
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from textattack_secondorder import __version__  # noqa: E402
