@@ -537,3 +537,12 @@ def problems_of_text(path):
         return problems_of(path)
     finally:
         page_id = saved
+
+
+DOCS_COMMAND = 'pip install -e ".[docs]" && sphinx-build -W --keep-going -b html docs docs/_build/html'
+
+
+def test_the_readme_gives_the_one_docs_command_and_ci_runs_that_build():
+    assert DOCS_COMMAND in (REPO / "README.md").read_text(encoding="utf-8")
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    assert 'pip install -q -e ".[docs]"' in ci and "sphinx-build -q -W --keep-going -b html docs docs/_build/html" in ci
