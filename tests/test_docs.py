@@ -216,6 +216,9 @@ def script_flags(script):
 # ---------------------------------------------------------------- the checks
 
 
+FLAG = re.compile(r"^--[a-z0-9][a-z0-9-]*(=|$)")  # --flag or --flag=value, not an arrow (-->) or a rule (----)
+
+
 def _flag(token):
     return token.split("=", 1)[0]
 
@@ -277,7 +280,7 @@ def _check_flags(tokens, known, name):
     if "--" in tokens:  # what follows a bare -- goes to another command
         tokens = tokens[: tokens.index("--")]
     for i, token in enumerate(tokens):
-        if token.startswith("--") and len(token) > 2 and not _is_placeholder(token[2:]):
+        if FLAG.match(token) and not _is_placeholder(token[2:]):
             if _flag(token) not in known:
                 problems.append(f"`{name}` has no flag `{_flag(token)}`")
         if _flag(token) in ("--recipe", "--recipes", "--attack-recipe"):
@@ -340,7 +343,7 @@ def problems_of(path):
             if RECIPE_LIKE.match(text) and text not in recipe_params() and text not in our_commands():
                 add(code.line, [f"no recipe `{text}`"])
             first = text.split(" ", 1)[0]
-            if first.startswith("--") and _flag(first) not in every_flag():
+            if FLAG.match(first) and _flag(first) not in every_flag():
                 add(code.line, [f"no command has the flag `{_flag(first)}`"])
             m = PARAM_ASSIGNMENT.match(text)
             if m and m.group(1) not in all_recipe_params() | code_keywords():
