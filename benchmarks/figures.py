@@ -133,12 +133,12 @@ DEFENSE_METRICS = (
 
 
 def _defense_rows(files):
-    """``{victim: {defense: row}}`` from comparison summaries; a victim's several files (another defense run
-    beside the same vanilla model) are joined."""
+    """``{victim: {defense: row}}`` from comparison summaries (the victim is named in the folder,
+    ``defense_comparison_<victim>_...``); a victim's several files (another defense run beside the same vanilla
+    model) are joined."""
     victims = {}
     for path in files:
-        settings = _read(Path(path).parent / "settings.json") if (Path(path).parent / "settings.json").is_file() else {}
-        victim = settings.get("model") or Path(path).parent.name.split("_")[1]
+        victim = Path(path).parent.name.split("_")[2]
         for row in _read(path):
             victims.setdefault(victim, {}).setdefault(row["defense"], row)
     return victims
@@ -157,7 +157,8 @@ def draw_defense_comparison(files, out, plt):
             sds = [row[key]["sd"] or 0 for key, _ in DEFENSE_METRICS]
             seeds = len([s for s in row["seeds"] if s is not None])
             label = DEFENSE_NAMES[defense] + (f" ({seeds} seeds)" if seeds > 1 else "")
-            ax.bar(xs, means, width, yerr=sds, capsize=2, color=DEFENSE_COLOURS[defense], label=label)
+            errors = sds if any(sds) else None  # one seed (or the vanilla model): no spread to draw
+            ax.bar(xs, means, width, yerr=errors, capsize=2, color=DEFENSE_COLOURS[defense], label=label)
         ax.set_xticks(range(len(DEFENSE_METRICS)), [name for _, name in DEFENSE_METRICS])
         ax.set_ylim(0, 100)
         ax.set_title(victim)
