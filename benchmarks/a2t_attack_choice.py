@@ -1,4 +1,4 @@
-"""Does adversarial training miss TextFooler because of A2T's own attack? (docs/methods.md §2.6)
+"""Does adversarial training miss TextFooler because of A2T's own attack? (docs/design/defenses.md)
 
 A2T (`defend --defense a2t`) makes its adversarial sets with the `a2t-offline` recipe: gradient word importance,
 at most max(10 %, 4) words changed, sentence-encoder cosine >= 0.9, a part-of-speech check. On the demo word

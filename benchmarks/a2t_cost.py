@@ -1,4 +1,4 @@
-"""What one of A2T's adversarial sets costs on a victim, and where the time goes (docs/methods.md §2.6).
+"""What one of A2T's adversarial sets costs on a victim, and where the time goes (docs/design/defenses.md).
 
 ``defend --defense a2t`` attacks shuffled training rows with the ``a2t-offline`` recipe until 20 % of the
 rows have given a successful attack (A2T's set; TextAttack ``Trainer``'s rule). This benchmark runs that

@@ -1,4 +1,4 @@
-"""First-order baselines offline, beside their published strength (docs/methods.md §5.5).
+"""First-order baselines offline, beside their published strength (docs/design/offline-resources.md).
 
 One run, same victims, same MR test sentences: ``textfooler-offline``, ``bae-offline``,
 ``alzantot-offline`` (and optionally ``sp-attack``) on each victim, every recipe that

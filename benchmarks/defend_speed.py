@@ -9,7 +9,7 @@ both sides alike. Per run: ``train_defense`` on the victim's MR training sentenc
 steps after ``--warmup`` steps (not timed), then ``--warmup`` steps and ``--steps`` steps from the
 same seed: seconds per step is the difference over the extra steps, set-up (tokenizing the training
 set once, ...) the rest of the short run. Seconds per step, steps per second and minutes for 3,000
-steps (set-up included) are printed and written to ``--out`` (docs/methods.md §2.4, speed).
+steps (set-up included) are printed and written to ``--out`` (docs/design/defenses.md, speed).
 
     python benchmarks/defend_speed.py --model mr-cnn --before 4bd50a1 --steps 200
     python benchmarks/defend_speed.py --model mr-minilm --device cuda --steps 300 --candidates 1 32

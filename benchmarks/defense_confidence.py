@@ -1,4 +1,4 @@
-"""Why a defense moves SP-Attack's success, or does not: success by the model's confidence (docs/methods.md §2.6).
+"""Why a defense moves SP-Attack's success, or does not: success by the model's confidence (docs/design/defenses.md).
 
 For every model of one or more ``textattack-so defend --compare`` folders, reads the SP-Attack rows the comparison
 wrote, computes the model's confidence (its largest class probability) on each attacked sentence, and counts

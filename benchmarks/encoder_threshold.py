@@ -1,4 +1,4 @@
-"""How much textfooler-offline's sentence-encoder threshold rejects (docs/methods.md §5.5).
+"""How much textfooler-offline's sentence-encoder threshold rejects (docs/design/offline-resources.md).
 
 TextFooler's threshold (angular similarity 0.8408 in a 15-word window) was set for the
 Universal Sentence Encoder; offline the ``sentence_encoder`` slot gives all-MiniLM-L6-v2.

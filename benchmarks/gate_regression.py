@@ -1,4 +1,4 @@
-"""The gate against a baseline on the demo victim (docs/methods.md §8.2): no false alarm when only the
+"""The gate against a baseline on the demo victim (docs/design/gate.md): no false alarm when only the
 sampling seeds change, failures where a deliberately weakened copy got worse.
 
 1. ``--init --model mr-cnn``: the starter checks measured on mr-cnn (thresholds at value + default tolerance),

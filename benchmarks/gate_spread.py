@@ -1,5 +1,5 @@
 """Run-to-run spread of the gate's metrics: the starter checks of ``textattack-so check --init`` on one
-model, same settings, only the sampling seeds changed (docs/methods.md §8.2).
+model, same settings, only the sampling seeds changed (docs/design/gate.md).
 
 Seed ``s`` sets every seed the starter's checks have: the attack checks' example seeds (``seed`` =
 765 + 1000 s), sp-attack's pool shuffle (``seed=s`` in the recipe), the bias bootstrap and the

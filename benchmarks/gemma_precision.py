@@ -1,6 +1,6 @@
-"""How far bfloat16 Gemma-3-270M's log-likelihood differences lie from float32's (docs/methods.md §5.6).
+"""How far bfloat16 Gemma-3-270M's log-likelihood differences lie from float32's (docs/design/offline-resources.md).
 
-The causal-LM patch-rule check (CausalLMFit, docs/methods.md §1.2) keeps a swap when
+The causal-LM patch-rule check (CausalLMFit, docs/design/patch-rules.md) keeps a swap when
 ``log P(x ⊕ p) - log P(x) > -patch_lm_drop``. This script scores one-word synonym swaps of movie-review
 test sentences with ``CausalLMScorer.log_likelihood_differences`` three ways:
 

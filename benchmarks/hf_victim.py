@@ -16,7 +16,7 @@ Per configuration: seconds per attacked example (wall clock of ``Attack.attack``
 per pair of configurations on their common examples: whether every row is identical (result type,
 perturbed text, queries). ``--forwards`` also times 64 copies of a 13-word sentence through both
 wrappers and gives the largest logit difference. Writes ``benchmarks/results/hf_victim.json`` and one row
-per (configuration, example) in ``hf_victim_examples.csv`` (docs/methods.md §9.4).
+per (configuration, example) in ``hf_victim_examples.csv`` (docs/design/speed.md).
 
     python benchmarks/hf_victim.py --recipes so-beam --num-examples 50 --textattack-examples 3 --threads 1
 """

@@ -1,6 +1,6 @@
 """Certified (IBP) training variants on MR: held-out accuracy and certified accuracy after every epoch.
 
-The measurements behind the certified victims' settings (docs/methods.md §1.7): the base architecture on
+The measurements behind the certified victims' settings (docs/design/certified.md): the base architecture on
 frozen GloVe, with Jia et al.'s word layer, with the word vectors trained, other kappa and ramps. Nothing is
 cached; each run trains from scratch with the MR split and the packaged synonym list.
 

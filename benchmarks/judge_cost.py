@@ -1,4 +1,4 @@
-"""What the patch judge costs per candidate swap, by signal group (docs/methods.md §1.2).
+"""What the patch judge costs per candidate swap, by signal group (docs/design/patch-rules.md).
 
 Times the judge's signals (:class:`~textattack_secondorder.constraints.swap_signals.SwapSignals`, on the models
 the packaged judge was fitted with) on two checks of one MR-like sentence: one as so-beam makes it (a chunk of 8
@@ -11,8 +11,8 @@ of the patch pair (the judge rule, the demo CNN's favourites, the sure bar) on M
     python benchmarks/judge_cost.py --threads 1 --sentences 40 --out /tmp/now.json   # and in a checkout of REV
 
 ``--dtypes bfloat16 float32`` runs the whole report once per precision of the causal LM (Gemma-3-270M), side by side
-in one process, and counts the sentences whose chosen pair differs (docs/methods.md §5.6: bfloat16 is only fast
-where the hardware computes it). Times are CPU seconds of the process (``time.process_time``), so a shared
+in one process, and counts the sentences whose chosen pair differs (docs/design/offline-resources.md: bfloat16 is only
+fast where the hardware computes it). Times are CPU seconds of the process (``time.process_time``), so a shared
 machine's load changes them less than wall-clock ones.
 """
 

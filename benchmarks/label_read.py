@@ -1,4 +1,4 @@
-"""SP-Attack's label rule, read blind: the items, their score and the ASR table (docs/methods.md §2.5).
+"""SP-Attack's label rule, read blind: the items, their score and the ASR table (docs/design/single-word.md).
 
 The sub-commands ``items``, ``score`` and ``table`` of ``benchmarks/label_rule.py`` (their usage is there).
 """

@@ -1,4 +1,4 @@
-"""Does an SP-Attack success keep the sentence's label? Signals, blind reads and ASR (docs/methods.md §2.5).
+"""Does an SP-Attack success keep the sentence's label? Signals, blind reads and ASR (docs/design/single-word.md).
 
 Four steps, each a sub-command:
 

@@ -1,4 +1,5 @@
-"""The candidate signals of a label rule for one-word swaps, as ``label_rule.py`` measures them (docs/methods.md §2.5).
+"""The candidate signals of a label rule for one-word swaps, as ``label_rule.py`` measures them
+(docs/design/single-word.md).
 
 Cheap ones for every success of SP-Attack's search (the training data's label lean, negators, Penn tags, WordNet
 antonymy, a label probe on the sentence encoder), the patch judge's P and signals for the swaps the rules report,

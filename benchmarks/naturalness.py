@@ -1,4 +1,4 @@
-"""x̃0 read blind beside unchanged originals: could a reviewer have written them? (docs/methods.md §1.5)
+"""x̃0 read blind beside unchanged originals: could a reviewer have written them? (docs/design/search.md)
 
 Two steps, each a sub-command:
 

@@ -1,4 +1,4 @@
-"""Which offline signal tells the x̃0 blind readers accept from those they refuse? (docs/methods.md §1.1)
+"""Which offline signal tells the x̃0 blind readers accept from those they refuse? (docs/design/neighbours.md)
 
 Reads the judged x̃0 of `benchmarks/naturalness.py score` (the `vulnerable` rows) with the runs that wrote
 them, and prints each signal's ROC AUC against the readers' joint verdict, per read:

@@ -1,4 +1,4 @@
-"""How many vulnerable candidates the natural rule's causal LM may judge per sentence (docs/methods.md §1.1).
+"""How many vulnerable candidates the natural rule's causal LM may judge per sentence (docs/design/neighbours.md).
 
 Runs so-beam with the default rules on a seeded slice of MR *training* sentences, once per variant of
 (``neighbor_lm_max_scored``, candidates judged per round), the variants taking turns on each sentence, and

@@ -1,4 +1,4 @@
-"""Patch words of the second-order recipes, per patch rule and synonym list, read blind (docs/methods.md §1.2).
+"""Patch words of the second-order recipes, per patch rule and synonym list, read blind (docs/design/patch-rules.md).
 
 Three steps, each a sub-command:
 
@@ -148,7 +148,8 @@ def cmd_vulnerable(args):
 
 
 def cmd_swords(args):
-    """Each rule read as a classifier of SWORDS swaps: kept, precision, recall, coverage (docs/methods.md §1.2)."""
+    """Each rule read as a classifier of SWORDS swaps: kept, precision, recall, coverage
+    (docs/design/patch-rules.md)."""
     import numpy as np
     from textattack.shared import AttackedText
 

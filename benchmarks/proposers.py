@@ -82,7 +82,8 @@ class GemmaScorer:
         if proposer is not None and getattr(proposer, "name", "") == "gemma":
             self.model, self.tok = proposer.model, proposer.tokenizer
         else:
-            self.model, self.tok = load_gemma(torch.float32)  # the figures of docs §5.2 were taken in float32
+            # the figures of docs/design/offline-resources.md were taken in float32
+            self.model, self.tok = load_gemma(torch.float32)
         self.model.eval()
         self.torch = torch
 

@@ -1,10 +1,10 @@
-"""What a query budget or an early stop would cost so-beam, replayed from finished runs (docs/methods.md §9.5).
+"""What a query budget or an early stop would cost so-beam, replayed from finished runs (docs/design/speed.md).
 
 A search run with a budget ``B`` is the same search as the one run with the reference budget, cut where
 its queries reach ``B`` (TextAttack counts a query per uncached model output and ends the search at the
 budget), so one run at the reference budget answers every smaller budget: a success kept needs at most ``B``
 queries; a row cut at ``B`` costs about ``B / q`` of its seconds (the victim's two forwards per neighbour
-are most of a long row, docs/methods.md §9.4). ``patience`` is replayed from each row's ``trace`` (depth,
+are most of a long row, docs/design/speed.md). ``patience`` is replayed from each row's ``trace`` (depth,
 lowest loss of Eq. 4, queries so far per step): the search stops after ``patience`` steps in a row that do
 not lower the lowest loss found so far; ``max_depth`` ``d`` likewise: the search ends after its ``d``-th step.
 

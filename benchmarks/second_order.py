@@ -371,7 +371,7 @@ def main():
                         "cpu_seconds": round(cpu, 3),
                         **stages,
                         **texts_of(res),
-                        # so-beam's steps: depth, lowest loss, queries so far, candidates (docs/methods.md §9.4)
+                        # so-beam's steps: depth, lowest loss, queries so far, candidates (docs/design/speed.md)
                         "trace": json.dumps(getattr(attacks[recipe].search_method, "trace", None)),
                     }
                 )

@@ -1,5 +1,5 @@
 """The defense comparison (Xu et al., Table 5, with A2T and the second-order column) on the demo victims:
-a thin loop over ``textattack-so defend --compare`` (docs/methods.md §2.6).
+a thin loop over ``textattack-so defend --compare`` (docs/design/defenses.md).
 
 For each victim (and each ``--steps`` value, for a curve) the command trains every defense on every seed and
 measures every model on the same sentences; its ``comparison.json`` / ``.md`` / ``_summary.json`` are copied

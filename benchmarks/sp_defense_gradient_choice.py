@@ -1,4 +1,4 @@
-"""How harmful is the substitution SP-Defense's gradient augmentation picks? (docs/methods.md §2.4)
+"""How harmful is the substitution SP-Defense's gradient augmentation picks? (docs/design/defenses.md)
 
 For each of the first ``--sentences`` MR test sentences, the gradient augmentation's choice with
 ``candidates`` = 1 (the paper's Eq. 5 minimum), 8, 32, 128 (the K lowest first-order estimates

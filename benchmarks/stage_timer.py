@@ -1,4 +1,4 @@
-"""Wall time per stage of a second-order attack (``benchmarks/second_order.py --profile``; docs/methods.md §9)."""
+"""Wall time per stage of a second-order attack (``benchmarks/second_order.py --profile``; docs/design/speed.md)."""
 
 import time
 

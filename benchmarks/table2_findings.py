@@ -1,4 +1,4 @@
-"""What the second-order findings of Table 2 look like on base and certified victims (docs/methods.md §1.7).
+"""What the second-order findings of Table 2 look like on base and certified victims (docs/design/certified.md).
 
 Reads the so-beam cells that ``benchmarks/table2.py`` wrote and, per victim and rules: how many attacked
 sentences succeeded, how many patch pairs lie in the packaged synonym list (the set a certificate covers),

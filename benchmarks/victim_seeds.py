@@ -1,4 +1,4 @@
-"""Does a defense's effect hold across *victims*, not only across defense seeds? (docs/methods.md §2.6)
+"""Does a defense's effect hold across *victims*, not only across defense seeds? (docs/design/defenses.md)
 
 ``defend --compare`` varies the defense's seed on one given model. A demo word victim is itself one draw: the
 same recipe trained with another seed, or on another machine (other float kernels), is another CNN, and on the

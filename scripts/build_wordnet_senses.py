@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Write ``data/wordnet_senses.json.gz``: the first senses of every English word in WordNet 3.0.
 
-The ``in-context`` patch rule (docs/methods.md §1.2) accepts a patch swap ``p1 -> p2`` only when
+The ``in-context`` patch rule (docs/design/patch-rules.md) accepts a patch swap ``p1 -> p2`` only when
 ``p2`` shares one of ``p1``'s most frequent WordNet senses in the part of speech ``p1`` has in its
 sentence. This script keeps what that check needs, for single alphabetic words: per part of speech
 (n, v, a, r; adjective satellites count as a), each lemma's first ``--senses`` synsets in WordNet's

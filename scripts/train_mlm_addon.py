@@ -1,6 +1,6 @@
 """Train the MiniLM masked-LM add-on (MLM head + LoRA r8 on query/value) for the offline word proposer.
 
-Recipe (docs/methods.md §5.2): all-MiniLM-L6-v2 encoder
+Recipe (docs/design/offline-resources.md): all-MiniLM-L6-v2 encoder
 frozen, dropout 0; head Linear 384→384, GELU, LayerNorm; logits = h·Eᵀ + b with E the
 frozen input embeddings and b initialised to log unigram frequency; LoRA rank 8 / alpha 16
 on query and value of all 6 layers; 15 % masking (80/10/10) on 64-token packed chunks;

@@ -165,7 +165,7 @@ def test_parse_pairs():
 
 
 def test_resumed_pairs_are_exact_and_never_those_of_another_model(tmp_path):
-    """docs/methods.md §6: parts read back give the very same table; another model never reuses them."""
+    """docs/design/hostile-input.md: parts read back give the very same table; another model never reuses them."""
     texts = [t for t, _ in make_data(15, 0.5, 8)]
     model = BoW(make_data(200, 0.9, 7))
     r1 = CounterfactualBias(model, WordSwapNeighborhood(TableProposer(TABLE)), max_k=1, progress=False).run(

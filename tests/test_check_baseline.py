@@ -1,4 +1,4 @@
-"""The gate against a baseline run (`textattack-so check CONFIG --baseline PATH`, docs/methods.md §8.2-8.4):
+"""The gate against a baseline run (`textattack-so check CONFIG --baseline PATH`, docs/design/gate.md):
 like compared only with like, tolerances, bad baselines, --accept, the measured starter, numeric settings."""
 
 import json

@@ -1,4 +1,4 @@
-"""The example CI jobs (examples/ci/, docs/methods.md §8.4): their gate step run in order on tiny models, as the
+"""The example CI jobs (examples/ci/, docs/design/gate.md): their gate step run in order on tiny models, as the
 default branch and two pull requests would run it, and the workflow files wired to the same paths."""
 
 import os

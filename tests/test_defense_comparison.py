@@ -1,4 +1,4 @@
-"""A2T and the defense comparison (docs/methods.md §2.6): the recipe, its part-of-speech rule, the adversarial
+"""A2T and the defense comparison (docs/design/defenses.md): the recipe, its part-of-speech rule, the adversarial
 sets made from the model being trained, ``defend --compare`` (rows, resume, bad input), a test figure for a
 user's CSV, and a defended Hugging Face folder that TextAttack loads again.
 

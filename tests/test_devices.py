@@ -97,7 +97,7 @@ def test_word_model_training_on_a_device_records_it():
 
 # ----------------------------------------------------------------------------- flip capability
 def sequential_walk(candidates, flipped_of, success, limit):
-    """The rule of docs/methods.md §2.2 written one candidate at a time (the implementation before batching)."""
+    """The rule of docs/design/single-word.md written one candidate at a time (the implementation before batching)."""
     queries, fails = 0, 0
     for w in candidates:
         if success[w]:

@@ -1,4 +1,4 @@
-"""Sharded runs (docs/methods.md §7): content keys, resume, exact merges, and a real Ray.
+"""Sharded runs (docs/design/sharding.md): content keys, resume, exact merges, and a real Ray.
 
 Fast: shard keys, resume counts and the sharded κ merge in this process; one real
 single-node Ray run whose actor is killed mid-shard. Slow (``-m slow``): a local

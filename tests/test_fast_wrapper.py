@@ -1,4 +1,4 @@
-"""A user's own Hugging Face classifier is queried padded per batch, however it was given (docs/methods.md §9.4).
+"""A user's own Hugging Face classifier is queried padded per batch, however it was given (docs/design/speed.md).
 
 TextAttack's ``HuggingFaceModelWrapper`` pads every query to the tokenizer's ``model_max_length`` (512); our
 recipes and commands swap it for ``SOModelWrapper`` (same model, same logits, each batch padded to its

@@ -4,7 +4,7 @@ A tiny Gemma-3 is written as a GGUF file the way llama.cpp writes Gemma (its nam
 as ``1 + w``, Q8_0 matrices) and stands in for the packaged Gemma-3-270M: the set-up reads it, writes the
 cache with safetensors' ``save_file`` (transformers 5 refuses ``save_pretrained`` on a GGUF-loaded model),
 and ``AutoModelForCausalLM.from_pretrained`` loads the cache again. ``scripts/check_transformers5.sh
-tests/test_gemma_cache.py`` runs the same tests on transformers 5. docs/methods.md §5.6.
+tests/test_gemma_cache.py`` runs the same tests on transformers 5. docs/design/offline-resources.md.
 """
 
 import json
@@ -223,7 +223,7 @@ def test_the_packaged_gemma_sets_up_in_bfloat16_and_scores_a_swap(tmp_path, monk
 
 @pytest.mark.parametrize("native", [False, True])
 def test_the_causal_lm_slot_computes_in_bfloat16_only_where_the_device_does(tiny_gemma, monkeypatch, native):
-    # on an AVX2-only CPU bfloat16 is emulated, 4.5x the CPU time of float32 (docs/methods.md §5.6)
+    # on an AVX2-only CPU bfloat16 is emulated, 4.5x the CPU time of float32 (docs/design/offline-resources.md)
     from textattack_secondorder.resources import builders
 
     monkeypatch.setattr(builders, "native_bfloat16", lambda device=None: native)

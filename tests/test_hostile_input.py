@@ -1,4 +1,4 @@
-"""No input kills a run (docs/methods.md §6): hostile rows, bad victims and bad parameters.
+"""No input kills a run (docs/design/hostile-input.md): hostile rows, bad victims and bad parameters.
 
 Every recipe gets ``tests/data/hostile.csv`` (empty, whitespace, one word, 600 words,
 non-ASCII/emoji/CJK, punctuation, markup, control characters, labels outside the classes,

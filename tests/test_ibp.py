@@ -195,11 +195,12 @@ def test_catalogue_has_the_certified_victims_with_the_base_architectures():
         spec = VICTIMS[name]
         assert spec.kind == "word" and spec.train_kwargs["arch"] == VICTIMS[base].train_kwargs["arch"]
         assert spec.train_kwargs["ibp"]["kappa"] == 0.8
-        # the bag of words trains on boxes twice the certified one: 51.3 % certified instead of 42.3 (§1.7)
+        # the bag of words trains on boxes twice the certified one: 51.3 % certified instead of 42.3
+        # (docs/design/certified.md)
         assert spec.train_kwargs["ibp"]["eps"] == (2.0 if name == "mr-bow-ibp" else 1.0)
-        # the CNN decays its weights instead: 53.4 % certified instead of 43.3 (§1.7)
+        # the CNN decays its weights instead: 53.4 % certified instead of 43.3 (docs/design/certified.md)
         assert spec.train_kwargs.get("weight_decay", 0.0) == (1e-3 if name == "mr-cnn-ibp" else 0.0)
-        # without these two, IBP on MR collapsed to a constant classifier (docs/methods.md §1.7)
+        # without these two, IBP on MR collapsed to a constant classifier (docs/design/certified.md)
         assert spec.train_kwargs["word_layer"] and spec.train_kwargs["train_embeddings"]
 
 

@@ -1,4 +1,5 @@
-"""SP-Attack's label rule (docs/methods.md §2.5): a swap that reverses the sentence is not an adversarial example."""
+"""SP-Attack's label rule (docs/design/single-word.md): a swap that reverses the sentence is not an adversarial
+example."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Neighbour rules (docs/methods.md §1.1): a vulnerable example x̃0 is a sentence a reviewer could have written.
+"""Neighbour rules (docs/design/neighbours.md): a vulnerable example x̃0 is a sentence a reviewer could have written.
 
 The natural rule's parts (part of speech kept at every changed word; the causal LM's budget per changed
 word) are TextAttack constraints on ``x̃`` against ``x0``; they are tested with stub taggers and causal LMs,
@@ -277,7 +277,7 @@ def test_so_beam_checks_the_part_of_speech_before_the_victim_scores_a_neighbour(
 
 def test_so_beam_tags_neighbours_before_a_transformer_on_the_cpu_by_default(monkeypatch):
     """neighbor_pos_first='auto' (the default): the part-of-speech check runs before the victim where a forward costs
-    more than tagging (a transformer on the CPU: half the queries on MiniLM, docs/methods.md §9.5), after it for a
+    more than tagging (a transformer on the CPU: half the queries on MiniLM, docs/design/speed.md), after it for a
     word model or on a GPU, where the victim's forward is the cheap part."""
     from test_fast_wrapper import textattack_wrapper
     from textattack_secondorder.models.wrappers import transformer_on_cpu

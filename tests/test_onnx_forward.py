@@ -1,4 +1,4 @@
-"""A transformer victim's forwards on the CPU go through onnxruntime, with torch's logits (docs/methods.md §9.6).
+"""A transformer victim's forwards on the CPU go through onnxruntime, with torch's logits (docs/design/speed.md).
 
 The exported graph is checked against torch when it is made, is made again when the weights change (``defend``
 fine-tunes the model it queries) but not at every training step, and torch answers wherever it cannot be used.

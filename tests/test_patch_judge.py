@@ -1,4 +1,4 @@
-"""The patch judge (docs/methods.md §1.2): a logistic regression over signals of a swap in its sentence,
+"""The patch judge (docs/design/patch-rules.md): a logistic regression over signals of a swap in its sentence,
 fitted to human judgements (SWORDS), as the default patch rule of the second-order recipes.
 
 Stand-ins for the signals keep these tests fast; the causal-LM signals are checked once against a tiny

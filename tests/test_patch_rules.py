@@ -1,4 +1,4 @@
-"""Patch rules (docs/methods.md §1.2): which synonym swaps may be the patch pair of a second-order attack.
+"""Patch rules (docs/design/patch-rules.md): which synonym swaps may be the patch pair of a second-order attack.
 
 The in-context rule's parts are TextAttack constraints on ``x ⊕ p`` against ``x``; they are tested here
 with stub taggers and scorers (fast, exact), then once with the real spaCy tagger, the packaged WordNet

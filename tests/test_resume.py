@@ -1,4 +1,5 @@
-"""SIGKILL in the middle of a long command, rerun: the outputs equal an uninterrupted run's (docs/methods.md §6)."""
+"""SIGKILL in the middle of a long command, rerun: the outputs equal an uninterrupted run's
+(docs/design/hostile-input.md)."""
 
 import hashlib
 import json

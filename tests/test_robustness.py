@@ -212,7 +212,8 @@ class OtherKeywordModel(KeywordModel):
 
 
 def test_finished_sets_are_saved_and_reused_only_under_the_same_key(tmp_path):
-    """docs/methods.md §6: a rerun reuses a saved set only for the same examples, settings and attacked model."""
+    """docs/design/hostile-input.md: a rerun reuses a saved set only for the same examples, settings and attacked
+    model."""
     from textattack_secondorder.evaluation.robustness.sets import part_key
 
     model, parts = KeywordModel(), tmp_path / "parts"
@@ -310,7 +311,7 @@ def test_commands_are_registered_and_their_help_renders(capsys):
 
 
 def test_adversarial_level_in_shards_equals_one_shard_and_resumes(tmp_path):
-    """docs/methods.md §7: text i is attacked with seed + i, so the shard layout cannot change the set."""
+    """docs/design/sharding.md: text i is attacked with seed + i, so the shard layout cannot change the set."""
     from textattack_secondorder.distributed import ClusterOptions
 
     model, labels = KeywordModel(), [y for _, y in TEXTS]

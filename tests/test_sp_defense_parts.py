@@ -1,4 +1,4 @@
-"""SP-Defense checked part by part against Xu et al. §5 / docs/methods.md §2.4; defend's bad input; the benchmark.
+"""SP-Defense checked part by part against Xu et al. §5 / docs/design/defenses.md; defend's bad input; the benchmark.
 
 Each test fails when its part is wrong: the augmentations (random, Eq. 5 gradient, Eq. 6 special
 words), the vocabulary they draw from, the batch recipe, the fine-tuning schedule, the saved model,

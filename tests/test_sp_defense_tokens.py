@@ -2,7 +2,7 @@
 
 ``defend`` used to write every augmented sentence (and, for the gradient mode, K rewrites per sentence)
 as text and tokenize it again; now the sentences are tokenized once and a substitution is a splice of
-token ids on the device (docs/methods.md §2.4, speed). These tests pin that nothing changed: a seeded
+token ids on the device (docs/design/defenses.md, speed). These tests pin that nothing changed: a seeded
 run feeds the model the same batches as the previous implementation (kept as a reference copy in
 ``sp_defense_reference.py``), on the word CNN and on tiny BERTs with a lower-casing and a cased
 vocabulary, truncation and a sentence whose words the tokenizer does not split apart included.

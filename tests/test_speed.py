@@ -1,4 +1,4 @@
-"""Speed work (docs/methods.md §9): every shortcut must leave the results it promises unchanged.
+"""Speed work (docs/design/speed.md): every shortcut must leave the results it promises unchanged.
 
 * SO-Beam expanding its beam a few members at a time finds the same success and distance as
   expanding the whole beam, through the same neighbourhood, with fewer masked-LM inputs;

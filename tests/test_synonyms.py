@@ -1,4 +1,4 @@
-"""Synonym lists (patch-word source, docs/methods.md §1.2) and the list-based word swap."""
+"""Synonym lists (patch-word source, docs/design/patch-rules.md) and the list-based word swap."""
 
 import importlib.util
 import json

@@ -1,5 +1,5 @@
-"""The tagger's files are spaCy's en_core_web_sm 3.8.0 (docs/methods.md §5.7): checked offline, and a changed
-file is caught."""
+"""The tagger's files are spaCy's en_core_web_sm 3.8.0 (docs/design/offline-resources.md): checked offline, and a
+changed file is caught."""
 
 import shutil
 

@@ -10,7 +10,7 @@ Sub-packages mirror TextAttack's layout (``goal_functions``,
 ``augmentation``, ``metrics``) plus ``evaluation`` (bias, κ/ρ, meaning, robustness),
 ``checks`` (the robustness gate), ``sweeps`` (attack sweeps), ``distributed`` (shards, Ray),
 ``defense``, ``resources``, ``models``, ``datasets``, ``shared``, ``plugin`` (TextAttack
-glue) and ``cli``; the README's layout section says what lives where.
+glue) and ``cli``; docs/design/architecture.md says what lives where.
 """
 
 from ._version import __version__

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The robustness gate's CI step (textattack-so check, docs/methods.md §8.4): the same commands in the
+# The robustness gate's CI step (textattack-so check, docs/guide/ci-gate.md): the same commands in the
 # GitHub Actions workflow and the GitLab CI job beside this file. Copy it into your repository.
 #
 #   ROBUSTNESS_ROLE=baseline  on the default branch: judge against the previous baseline when there is

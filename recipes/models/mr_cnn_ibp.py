@@ -2,7 +2,7 @@
 
 The robust model of the Double Perturbation paper's Table 2 (Zhang et al. 2021): the same architecture
 as ``mr-cnn`` above Jia et al.'s word layer, word vectors trained from GloVe, trained against every
-combination of counter-fitted synonym swaps (docs/methods.md §1.7).
+combination of counter-fitted synonym swaps (docs/design/certified.md).
 Use with the stock TextAttack command line (the variable must be called ``model``)::
 
     textattack attack --recipe so-beam --model-from-file recipes/models/mr_cnn_ibp.py \

@@ -9,7 +9,7 @@
 # session.log, gpu_tests.txt, table.md, table.json, results.tar.gz). The run stops itself before
 # SESSION_SECONDS (default 565, from this script's start).
 #
-# Before the session, on a machine with a network (carry the folder .gpu; see README "Offline GPU node"):
+# Before the session, on a machine with a network (carry the folder .gpu; see docs/guide/gpu-offline.md):
 #   PROJECT=0 MR_CSV=~/.cache/textattack/secondorder/corpora/mr-pang-lee2.csv PYTHON=.venv/bin/python \
 #     bash scripts/offline_node/offline_bundle.sh .gpu/bundle
 # A check of the whole path on a CPU, tiny sizes (a Python with torch, as the node has):

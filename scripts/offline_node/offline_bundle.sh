@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Write a folder to copy to an air-gapped GPU node: the wheels that node lacks, this project, MiniLM,
-# stand-ins for three start-up imports, and a one-line runner (README "Offline GPU node").
+# stand-ins for three start-up imports, and a one-line runner (docs/guide/gpu-offline.md).
 #
 #   bash scripts/offline_node/offline_bundle.sh OUT_DIR
 #   python3 OUT_DIR/run.py -- textattack-so flip-capability --model mr-minilm --device cuda ...   # on the node
@@ -48,7 +48,7 @@ REQUIREMENTS=(
   bioc==2.1 conllu==4.5.3 Deprecated==1.3.1 wrapt==2.5.2 ftfy==6.3.1 wcwidth==0.9.4 gdown==6.5.1
   beautifulsoup4==4.15.0 soupsieve==4.1.3 PySocks==1.7.1 segtok==1.5.11
   psutil==7.2.2 six==1.17.0 requests==2.34.2 urllib3==2.8.0 charset-normalizer==3.5.3 idna==3.20 certifi==2026.10.19.post1  # TextAttack imports requests
-  vaderSentiment==3.3.2  # SP-Attack's default label rule reads its lexicon (docs/methods.md §2.5)
+  vaderSentiment==3.3.2  # SP-Attack's default label rule reads its lexicon (docs/design/single-word.md)
   setuptools wheel packaging  # to build this package from a checkout on the node (run.py --project)
 )
 # EXTRA: more requirements, e.g. EXTRA="pyarrow==26.0.1" for a node without pyarrow (~40 MB)

@@ -4,10 +4,10 @@ A2T built from TextAttack's parts with this package's resource slots
 
 Yoo & Qi (2021), "Towards Improving Adversarial Training of NLP Models" (Findings of EMNLP), the attack
 built for adversarial training, as TextAttack's ``a2t_yoo_2021`` recipe builds it, with the three parts
-that need downloads taken from the resources layer (docs/methods.md §2.6):
+that need downloads taken from the resources layer (docs/design/defenses.md):
 
 * swap candidates: the ``synonyms`` slot (the packaged counter-fitted neighbour list offline, already
-  thresholded; §5.5) in place of the 20 nearest counter-fitted vectors with cosine ≥ 0.8;
+  thresholded; docs/design/offline-resources.md) in place of the 20 nearest counter-fitted vectors with cosine ≥ 0.8;
 * sentence similarity: the ``sentence_encoder`` slot (all-MiniLM-L6-v2 offline) at A2T's cosine 0.9 on the
   whole sentence, in place of SBERT ``stsb-distilbert-base``;
 * part of speech: the ``pos_tagger`` slot (spaCy) read in NLTK's universal tag set
@@ -68,7 +68,7 @@ class A2TOffline(SORecipe):
         with cls.parameter_errors(params):
             #
             # Swap words with their nearest counter-fitted neighbours (A2T: 20, cosine >= 0.8) -> the
-            # synonyms slot's neighbour list, already thresholded (docs/methods.md §5.5).
+            # synonyms slot's neighbour list, already thresholded (docs/design/offline-resources.md).
             #
             transformation = WordSwapSynonymList(load_synonyms(p["synonyms"]), max_candidates=p["max_candidates"])
             #

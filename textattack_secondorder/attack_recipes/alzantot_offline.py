@@ -6,7 +6,7 @@ Alzantot, M., Sharma, Y., Elgohary, A., Ho, B.-J., Srivastava, M., Chang, K.-W. 
 "Generating Natural Language Adversarial Examples." EMNLP 2018. https://arxiv.org/abs/1804.07998
 
 As TextAttack's ``alzantot`` recipe builds it, with the synonyms slot in place of the
-counter-fitted embedding (docs/methods.md §5.5).
+counter-fitted embedding (docs/design/offline-resources.md).
 """
 
 from textattack.constraints.overlap import MaxWordsPerturbed

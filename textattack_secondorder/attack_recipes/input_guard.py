@@ -1,4 +1,4 @@
-"""The guarded attack every recipe of this package builds: no input row ends a run (docs/methods.md §6).
+"""The guarded attack every recipe of this package builds: no input row ends a run (docs/design/hostile-input.md).
 
 :class:`GuardedAttack` is a ``textattack.Attack`` whose :meth:`~GuardedAttack.attack` lets its
 :class:`InputGuard` judge each row before and after the search. For each row the guard
@@ -221,7 +221,7 @@ class InputGuard:
 
 
 class GuardedAttack(Attack):
-    """A ``textattack.Attack`` whose rows pass an :class:`InputGuard` (docs/methods.md §6).
+    """A ``textattack.Attack`` whose rows pass an :class:`InputGuard` (docs/design/hostile-input.md).
 
     Built like ``Attack`` from a goal function, constraints, a transformation and a search
     method, plus the recipe's name (for log messages) and its own summary rows; the rows of

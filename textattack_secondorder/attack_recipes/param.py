@@ -1,5 +1,5 @@
 """One recipe parameter, said once: its default, help, bounds, choices and whether None is allowed
-(docs/methods.md §6).
+(docs/design/hostile-input.md).
 
 A recipe's ``PARAMS`` maps each parameter's name to a :class:`Param`; validation
 (:meth:`~.recipe.SORecipe.check_params`), ``textattack-so recipes`` and ``textattack-so attack --help``
@@ -98,7 +98,7 @@ def _kind(default):
 MASKED_LM_DTYPE = Param(
     None,
     "weights dtype of the masked LM when loaded here: None = float32 (exact), 'bfloat16' (faster on a CPU with "
-    "native bf16, nearly the same neighbours: docs/methods.md §5.2), 'float16' (CUDA), 'auto'",
+    "native bf16, nearly the same neighbours: docs/design/offline-resources.md), 'float16' (CUDA), 'auto'",
     choices=MASKED_LM_DTYPES,
     objects_ok=True,
 )

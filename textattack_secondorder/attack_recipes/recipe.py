@@ -1,4 +1,4 @@
-"""Base class of our recipes: named parameters with paper defaults, checked (docs/methods.md §6).
+"""Base class of our recipes: named parameters with paper defaults, checked (docs/design/hostile-input.md).
 
 Each recipe's ``build`` reads like TextAttack's: it checks its parameters
 (:meth:`SORecipe.check_params`), assembles transformation, constraints, goal function and search
@@ -9,7 +9,7 @@ Every recipe's ``build`` gets its victim through :func:`~..models.wrappers.fast_
 (:meth:`SORecipe.__init_subclass__` puts it in front of each subclass's ``build``): a Hugging Face
 classifier in TextAttack's ``HuggingFaceModelWrapper`` — what the stock command line builds for
 ``--model-from-huggingface`` and ``--model DIR`` — is queried padded per batch, not padded to 512
-tokens (docs/methods.md §9.4). TextAttack's own recipes are left as they are.
+tokens (docs/design/speed.md). TextAttack's own recipes are left as they are.
 """
 
 import functools

@@ -76,14 +76,14 @@ COMMON_PARAMS = {
     "patch_rule": Param(
         DEFAULT_PATCH_RULE,
         f"which swaps may be patch pairs (or a PatchRule object from Python): {_rules(PATCH_RULES)}; "
-        "docs/methods.md §1.2",
+        "docs/design/patch-rules.md",
         choices=tuple(PATCH_RULES),
         objects_ok=True,
     ),
     "patch_judge_threshold": Param(
         None,
         "judge rule: the least probability, 0 to 1, that people accept the swap in its sentence; None = the "
-        "judge file's default (chosen on SWORDS: docs/methods.md §1.2); higher keeps fewer, surer pairs",
+        "judge file's default (chosen on SWORDS: docs/design/patch-rules.md); higher keeps fewer, surer pairs",
         low=0,
         high=1,
         none_ok=True,
@@ -93,7 +93,7 @@ COMMON_PARAMS = {
         "judge rule: the victim's candidate pairs are read on, its favourites first, until a kept pair reaches this "
         "probability on the judge file's readers' model (its 'prefer' block; else P(acceptable)); if none does, the "
         "surest kept pair is used; higher reads further and reports surer pairs, None takes the surest of the first "
-        "chunk of 8 with a kept pair (docs/methods.md §1.2)",
+        "chunk of 8 with a kept pair (docs/design/patch-rules.md)",
         low=0,
         high=1,
         none_ok=True,
@@ -106,35 +106,37 @@ COMMON_PARAMS = {
         CAUSAL_LM_MAX_DROP,
         "in-context rule: largest drop of the causal LM's log-likelihood log P(x ⊕ p) vs log P(x), in nats; "
         "larger keeps a pair in more sentences and fewer of those pairs keep the meaning, None drops the "
-        "check (docs/methods.md §1.2)",
+        "check (docs/design/patch-rules.md)",
         low=0,
         none_ok=True,
     ),
     "neighbor_rule": Param(
         DEFAULT_NEIGHBOR_RULE,
         f"which neighbours may be reported as x̃0 (and stand in so-beam's beam): {_rules(NEIGHBOR_RULES)}; "
-        "docs/methods.md §1.1",
+        "docs/design/neighbours.md",
         choices=tuple(NEIGHBOR_RULES),
     ),
     "neighbor_lm_budget": Param(
         NEIGHBOR_LM_BUDGET,
         "natural rule: nats of causal-LM log P(x̃) each changed word may cost against x0, "
         "log P(x̃) >= log P(x0) - b * ||x̃ - x0||_0, checked on the vulnerable candidates before one is reported; "
-        "None drops the check (docs/methods.md §1.1)",
+        "None drops the check (docs/design/neighbours.md)",
         low=0,
         none_ok=True,
     ),
     "neighbor_lm_total": Param(
         None,
         "natural rule: nats of causal-LM log P(x̃) the whole neighbour may cost against x0, however many words it "
-        "changed (with neighbor_lm_budget: the smaller of the two); None = no sentence budget (docs/methods.md §1.1)",
+        "changed (with neighbor_lm_budget: the smaller of the two); None = no sentence budget "
+        "(docs/design/neighbours.md)",
         low=0,
         none_ok=True,
     ),
     "neighbor_similarity": Param(
         None,
         "natural rule: the least contextual similarity (sentence encoder, cosine) of every changed word to the word it "
-        "replaced, checked on the vulnerable candidates before one is reported; None = no check (docs/methods.md §1.1)",
+        "replaced, checked on the vulnerable candidates before one is reported; None = no check "
+        "(docs/design/neighbours.md)",
         low=-1,
         high=1,
         none_ok=True,
@@ -143,14 +145,14 @@ COMMON_PARAMS = {
         1,
         "natural rule: of the vulnerable candidates of a search step the rule keeps, lowest loss first, compare this "
         "many and report the one whose changed words read most like the words they replaced (sentence encoder); 1 = "
-        "the first kept (docs/methods.md §1.1)",
+        "the first kept (docs/design/neighbours.md)",
         low=1,
     ),
     "neighbor_lm_max_scored": Param(
         NEIGHBOR_LM_MAX_SCORED,
         "natural rule: vulnerable candidates the causal LM judges per attacked sentence, lowest loss first; later ones "
         "are refused unscored, so a sentence whose vulnerable neighbours are all broken costs a bounded time; None = "
-        "no limit (docs/methods.md §1.1)",
+        "no limit (docs/design/neighbours.md)",
         low=1,
         none_ok=True,
     ),
@@ -181,7 +183,7 @@ def double_perturbation_goal(model_wrapper, p, masked_lm=None):
     """
     #
     # §3.1: "a patch pair p = (p1, p2) is a synonym swap", from the counter-fitted synonym list of
-    # Jia et al. (2019): among the swaps the patch rule keeps in x0 (docs/methods.md §1.2), the pair
+    # Jia et al. (2019): among the swaps the patch rule keeps in x0 (docs/design/patch-rules.md), the pair
     # the model reacts to most. §3, Eq. 2: x is vulnerable when F(x; p) = f(x ⊕ p) - f(x) != 0;
     # candidates are ranked by the loss of Eq. 4. Every candidate costs two model outputs (x and
     # x ⊕ p): the query budget counts both.
@@ -199,7 +201,7 @@ def double_perturbation_goal(model_wrapper, p, masked_lm=None):
             judge_sure=p["patch_judge_sure"],
         )
     #
-    # Not in the paper (docs/methods.md §1.1): a vulnerable candidate is reported only when the neighbour rule
+    # Not in the paper (docs/design/neighbours.md): a vulnerable candidate is reported only when the neighbour rule
     # keeps the sentence its substitutions make together; a refused one is not vulnerable and the search goes on.
     #
     goal_function = SecondOrderClassification(
@@ -218,7 +220,7 @@ def double_perturbation_goal(model_wrapper, p, masked_lm=None):
 
 
 def neighbor_rule(p):
-    """The recipe's neighbour rule (docs/methods.md §1.1)."""
+    """The recipe's neighbour rule (docs/design/neighbours.md)."""
     return build_neighbor_rule(
         p["neighbor_rule"],
         lm_budget=p["neighbor_lm_budget"],
@@ -232,7 +234,7 @@ def neighbor_rule(p):
 
 
 def second_order_attack(recipe, p, goal_function, constraints, transformation, search_method):
-    """The attack of a second-order recipe, with the summary rows of docs/methods.md §1.5 (victim accuracy,
+    """The attack of a second-order recipe, with the summary rows of docs/design/search.md (victim accuracy,
     perplexity, the patch rule and the sentences it left without a pair)."""
     metrics = second_order_summary_metrics(
         p["perplexity"], p["causal_lm"], p["device"], patch_rule=goal_function.patch_rule.name

@@ -4,7 +4,7 @@ SO-Beam: beam search for a vulnerable example (double perturbation)
 
 Zhang, C., Zhao, J., Zhang, H., Chang, K.-W., Hsieh, C.-J. (2021). "Double Perturbation: On the
 Robustness of Robustness and Counterfactual Bias Evaluation." NAACL 2021, Algorithm 2.
-https://arxiv.org/abs/2104.05232 (docs/methods.md §1)
+https://arxiv.org/abs/2104.05232 (docs/design/search.md)
 
     textattack attack --recipe "so-beam^beam_width=10,max_depth=4" --model-from-file recipes/models/mr_cnn.py ...
 """
@@ -34,24 +34,24 @@ class SOBeam(SORecipe):
             1,
             "beam members expanded per batch, best first, stopping at the first chunk with a vulnerable "
             "example (same neighbourhood, success and distance; 0 = whole beam, Algorithm 2's "
-            "best-of-step choice; docs/methods.md §9)",
+            "best-of-step choice; docs/design/speed.md)",
             low=0,
         ),
         neighbor_lm_beam=Param(
             False,
             "natural neighbour rule: also hold the beam's survivors of each step to the causal-LM budget (by "
             "default they pass the part-of-speech check and leave out what the budget already refused); "
-            "docs/methods.md §1.1",
+            "docs/design/neighbours.md",
         ),
         neighbor_similarity_beam=Param(
             False,
             "natural neighbour rule with neighbor_similarity: also hold the beam's survivors of each step to the word "
-            "similarity (by default they leave out only what the check already refused); docs/methods.md §1.1",
+            "similarity (by default they leave out only what the check already refused); docs/design/neighbours.md",
         ),
         query_budget=Param(
             50_000,
             "model queries per example, x and x ⊕ p counted separately (reference code: 50,000; on a certified victim "
-            "a fifth of the successes need more than 20,000: docs/methods.md §9.5)",
+            "a fifth of the successes need more than 20,000: docs/design/speed.md)",
             low=1,
         ),
         neighbor_pos_first=Param(
@@ -60,7 +60,7 @@ class SOBeam(SORecipe):
             "neighbour that fails can neither be reported nor stand in the beam: fewer queries of a costly victim, "
             "but every neighbour tagged); False checks only the vulnerable ones and the beam's survivors, after "
             "scoring; 'auto' (default): True for a transformer victim on the CPU, False for a word model or on a "
-            "GPU (docs/methods.md §9.5)",
+            "GPU (docs/design/speed.md)",
             choices=("auto", True, False),
         ),
         depth_slack=Param(
@@ -73,7 +73,7 @@ class SOBeam(SORecipe):
         patience=Param(
             None,
             "stop after this many steps in a row that do not lower the lowest loss of Eq. 4 found so far "
-            "(not in the paper; None = all max_depth steps; docs/methods.md §9.4)",
+            "(not in the paper; None = all max_depth steps; docs/design/speed.md)",
             low=1,
         ),
     )
@@ -96,7 +96,7 @@ class SOBeam(SORecipe):
             #
             goal_function, constraints = double_perturbation_goal(model_wrapper, p, transformation.proposer)
             #
-            # Not in the paper (docs/methods.md §9.4, §9.5): under the natural neighbour rule a neighbour whose changed
+            # Not in the paper (docs/design/speed.md): under the natural neighbour rule a neighbour whose changed
             # word lost its part of speech can neither be reported nor stand in the beam; checked as a constraint, it
             # is never sent to the victim. By default only where the tagger costs less than the victim's two forwards
             # (a transformer on the CPU: half the queries, 1.24x less CPU time on MiniLM).
@@ -111,7 +111,7 @@ class SOBeam(SORecipe):
             # evaluate the candidates; "if any is vulnerable return the one with largest |F|", otherwise
             # keep the β = 20 candidates with the lowest loss; k = 6 (§3.3.1, large neighbourhood).
             # "Stop earlier if we find a vulnerable example" (§3.2): members are expanded expand_chunk
-            # at a time, best first, with their masked sentences batched (docs/methods.md §9.1).
+            # at a time, best first, with their masked sentences batched (docs/design/search.md).
             #
             search_method = SecondOrderBeamSearch(
                 beam_width=p["beam_width"],
@@ -119,19 +119,19 @@ class SOBeam(SORecipe):
                 expand_chunk=p["expand_chunk"],
                 prefetch=transformation.prefetch,
                 #
-                # Not in the paper (docs/methods.md §1.1): each step's survivors are the β best the neighbour
+                # Not in the paper (docs/design/neighbours.md): each step's survivors are the β best the neighbour
                 # rule keeps, so the beam does not build on a sentence no one would write.
                 #
                 neighbor_rule=goal_function.neighbor_rule.for_beam(
                     lm=p["neighbor_lm_beam"], similarity=p["neighbor_similarity_beam"]
                 ),
                 #
-                # Not in the paper (docs/methods.md §9.4): a beam whose loss stopped falling gives up.
+                # Not in the paper (docs/design/speed.md): a beam whose loss stopped falling gives up.
                 #
                 patience=p["patience"],
                 depth_slack=p["depth_slack"],
             )
             #
-            # Summary rows of a second-order run (docs/methods.md §1.5): victim accuracy, perplexity.
+            # Summary rows of a second-order run (docs/design/search.md): victim accuracy, perplexity.
             #
             return second_order_attack(cls.name, p, goal_function, constraints, transformation, search_method)

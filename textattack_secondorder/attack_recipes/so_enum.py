@@ -4,7 +4,7 @@ SO-Enum: the closest vulnerable example by enumeration (double perturbation)
 
 Zhang, C., Zhao, J., Zhang, H., Chang, K.-W., Hsieh, C.-J. (2021). "Double Perturbation: On the
 Robustness of Robustness and Counterfactual Bias Evaluation." NAACL 2021, §3.2 ("brute-force
-attack"). https://arxiv.org/abs/2104.05232 (docs/methods.md §1)
+attack"). https://arxiv.org/abs/2104.05232 (docs/design/search.md)
 
     textattack attack --recipe "so-enum^max_distance=2" --model-from-file recipes/models/mr_cnn.py ...
 """
@@ -54,6 +54,6 @@ class SOEnum(SORecipe):
                 max_distance=p["max_distance"], eval_batch_size=p["eval_batch_size"], prefetch=transformation.prefetch
             )
             #
-            # Summary rows of a second-order run (docs/methods.md §1.5): victim accuracy, perplexity.
+            # Summary rows of a second-order run (docs/design/search.md): victim accuracy, perplexity.
             #
             return second_order_attack(cls.name, p, goal_function, constraints, transformation, search_method)

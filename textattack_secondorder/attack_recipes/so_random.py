@@ -4,7 +4,7 @@ SO-Random: the random baseline of the double-perturbation paper
 
 Zhang, C., Zhao, J., Zhang, H., Chang, K.-W., Hsieh, C.-J. (2021). "Double Perturbation: On the
 Robustness of Robustness and Counterfactual Bias Evaluation." NAACL 2021, appendix A.1.
-https://arxiv.org/abs/2104.05232 (docs/methods.md §1.4)
+https://arxiv.org/abs/2104.05232 (docs/design/search.md)
 
     textattack attack --recipe "so-random^seed=1" --model-from-file recipes/models/mr_cnn.py ...
 """
@@ -50,6 +50,6 @@ class SORandom(SORecipe):
                 max_depth=p["max_depth"], seed=p["seed"], prefetch=transformation.prefetch
             )
             #
-            # Summary rows of a second-order run (docs/methods.md §1.5): victim accuracy, perplexity.
+            # Summary rows of a second-order run (docs/design/search.md): victim accuracy, perplexity.
             #
             return second_order_attack(cls.name, p, goal_function, constraints, transformation, search_method)

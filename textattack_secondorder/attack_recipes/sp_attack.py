@@ -3,7 +3,7 @@ SP-Attack: single-word perturbation attack (Xu et al., "Single Word Change is Al
 ===========================================================================================
 
 Xu et al., "Single Word Change is All You Need: Designing Attacks and Defenses for Text
-Classifiers", §4 (docs/methods.md §2.3).
+Classifiers", §4 (docs/design/single-word.md).
 
 Change exactly one word of the sentence, into one of the top-M words by flip
 capability κ (computed by EUBA, ``textattack-so flip-capability``), choosing among
@@ -87,7 +87,8 @@ class SPAttack(SORecipe):
         "kappa_m": Param(512, "when κ is computed here: EUBA early stop m (paper default 512)", low=1),
         "label_rule": Param(
             DEFAULT_LABEL_RULE,
-            "which successes keep the label (docs/methods.md §2.5): 'lean-synonyms-lexicon' (no negator in or out, "
+            "which successes keep the label (docs/design/single-word.md): 'lean-synonyms-lexicon' (no negator in or "
+            "out, "
             "the words' label lean, alone and pooled with their synonyms, moves <= label_max_shift nats, and no "
             "word of the VADER sentiment lexicon in or out), 'lean-synonyms' (without the lexicon), 'lean' (the "
             "words alone) or 'paper' (cosine > 0.8 only)",
@@ -135,7 +136,7 @@ class SPAttack(SORecipe):
         p = cls.check_params(params)
         with cls.parameter_errors(params):
             #
-            # §2 (docs/methods.md §2.1-2.2): the flip capability κ(w) of a word is the share of
+            # §2 (docs/design/single-word.md): the flip capability κ(w) of a word is the share of
             # training sentences it misclassifies by replacing one word; EUBA computes it (or a
             # saved κ is read).
             #
@@ -155,7 +156,7 @@ class SPAttack(SORecipe):
             #
             goal_function = UntargetedClassification(model_wrapper)
             #
-            # docs/methods.md §2.5: a candidate the label rule refuses (a negator put in or taken out, a swap that
+            # docs/design/single-word.md: a candidate the label rule refuses (a negator put in or taken out, a swap that
             # moves the words towards a label in the victim's training data) is not an adversarial example; the
             # rule's constraints remove it from the pool before the victim sees it.
             #
@@ -246,7 +247,8 @@ class SPAttack(SORecipe):
 
     @classmethod
     def kappa_from_data(cls, model_wrapper, dataset, limit, m):
-        """κ by EUBA on the first ``limit`` training rows of ``dataset``, cached under a content key (§2.3).
+        """κ by EUBA on the first ``limit`` training rows of ``dataset``, cached under a content key
+        (docs/design/single-word.md).
 
         Labels may be class numbers or the model's label names (:func:`~..shared.inputs.label_reason`);
         refuses data whose labels the model cannot have (:class:`RecipeParameterError`, one line).

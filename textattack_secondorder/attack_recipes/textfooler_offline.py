@@ -8,7 +8,7 @@ from the resources layer:
 
 * swap candidates: the ``synonyms`` slot (counter-fitted neighbours online,
   the packaged copy of Jia et al.'s counter-fitted list offline: up to 8
-  nearest neighbours per word, docs/methods.md §5.5) instead of the 50 nearest
+  nearest neighbours per word, docs/design/offline-resources.md) instead of the 50 nearest
   counter-fitted PARAGRAM vectors with ``WordEmbeddingDistance`` (the list is
   already a thresholded neighbour list);
 * sentence similarity: the ``sentence_encoder`` slot (USE online,
@@ -73,7 +73,7 @@ class TextFoolerOffline(SORecipe):
             #
             # Swap words with their 50 closest embedding nearest-neighbors (counter-fitted PARAGRAM-SL999
             # vectors, minimum cosine 0.5; TextAttack's TextFoolerJin2019) -> the synonyms slot's
-            # neighbour list, already thresholded (docs/methods.md §5.5).
+            # neighbour list, already thresholded (docs/design/offline-resources.md).
             #
             transformation = WordSwapSynonymList(load_synonyms(p["synonyms"]), max_candidates=p["max_candidates"])
             #

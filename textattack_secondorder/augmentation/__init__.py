@@ -2,7 +2,7 @@
 
 Each augmenter class carries its registered name (``SPDefenseAugmenter.name == "sp-defense"``);
 ``RECIPES`` lists the registered classes. :class:`~.token_augmenter.TokenAugmenter` is the same
-augmentations on token ids, which ``defend`` trains on (docs/methods.md §2.4).
+augmentations on token ids, which ``defend`` trains on (docs/design/defenses.md).
 """
 
 from .sp_defense import SPDefenseAugmenter, augment_examples

@@ -1,4 +1,4 @@
-"""``textattack augment``'s CSV, read and written without losing a row or a character (docs/methods.md §6).
+"""``textattack augment``'s CSV, read and written without losing a row or a character (docs/design/hostile-input.md).
 
 TextAttack 0.3.11's augment command marks quotes with "/" while reading, writes with
 ``quotechar="/"`` and then deletes every "/" of the file: a text holding "/" loses it, a quoted

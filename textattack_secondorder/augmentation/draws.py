@@ -1,4 +1,4 @@
-"""The random draws of SP-Defense's random and special-word augmentations (docs/methods.md §2.4).
+"""The random draws of SP-Defense's random and special-word augmentations (docs/design/defenses.md).
 
 Each augmentation is decided first — which word, which replacement, with the same random draws whatever
 the output — and then applied: to a text (:mod:`.sp_defense`) or to token ids (:mod:`.token_augmenter`).

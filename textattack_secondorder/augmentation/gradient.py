@@ -1,4 +1,4 @@
-"""SP-Defense's gradient-based choice (Xu et al., Eq. 5; docs/methods.md §2.4) on batched token ids.
+"""SP-Defense's gradient-based choice (Xu et al., Eq. 5; docs/design/defenses.md) on batched token ids.
 
 For a batch of encoded sentences (:class:`~.token_edits.EncodedExamples`) and their labels ``y``,
 one forward and one backward pass on the words of each sentence give ``log f(y|x)`` and its
@@ -26,16 +26,16 @@ import torch
 
 from ..models.word_models import is_word_model
 
-# Checked gradient candidates on the word models: 32 (docs/methods.md §2.4, item 7 and the tables).
+# Checked gradient candidates on the word models: 32 (docs/design/defenses.md, item 7 and the tables).
 WORD_MODEL_GRADIENT_CANDIDATES = 32
 
 
 def default_gradient_candidates(model):
-    """How many Eq. 5 candidates the gradient augmentation checks by default (docs/methods.md §2.4, item 7).
+    """How many Eq. 5 candidates the gradient augmentation checks by default (docs/design/defenses.md, item 7).
 
     1 (the paper's rule: apply the minimum of Eq. 5) for transformers, the models the paper defends;
     :data:`WORD_MODEL_GRADIENT_CANDIDATES` for this package's word models, where the first-order minimum
-    is a weak adversary (the figures are in docs/methods.md §2.4).
+    is a weak adversary (the figures are in docs/design/defenses.md).
     ``model``: a Hugging Face model, or a ``TokenClassifier`` / model wrapper holding one.
     """
     model = getattr(model, "model", model)

@@ -1,4 +1,4 @@
-"""SP-Defense: data augmentation against single-word perturbations (Xu et al., §5; docs/methods.md §2.4).
+"""SP-Defense: data augmentation against single-word perturbations (Xu et al., §5; docs/design/defenses.md).
 
 Three augmentations of a labelled example ``(x, y)``, each changing exactly one
 word position and keeping the label:
@@ -116,7 +116,7 @@ def gradient_augment(clf, texts, labels, vocab=None, batch_size=32, candidates=1
     ``clf``: a :class:`~textattack_secondorder.models.token_classifier.TokenClassifier`.
     ``candidates``: 1 (default) applies the Eq. 5 minimum, as the paper does. K > 1 checks the K
     substitutions with the lowest ``v`` with one batched forward pass and applies the one whose
-    actual ``log f(y|x')`` is lowest (docs/methods.md §2.4, item 7).
+    actual ``log f(y|x')`` is lowest (docs/design/defenses.md, item 7).
     The choice is made on token ids (:func:`~.gradient.gradient_choice`); only the chosen substitution
     is written as text. Returns the augmented texts (a text with no substitutable word is returned
     unchanged).
@@ -262,7 +262,7 @@ class SPDefenseAugmenter:
     def augment_examples(self, examples, modes=None):
         """``[(text, label)] -> [(augmented_text, label, mode)]`` — one augmentation per example, label kept.
 
-        A row whose text cannot be augmented (docs/methods.md §6: empty, control characters, no
+        A row whose text cannot be augmented (docs/design/hostile-input.md: empty, control characters, no
         words, ...) comes back unchanged with mode ``"skipped"``; ``self.skip_reasons`` maps its
         index to the reason.
         """

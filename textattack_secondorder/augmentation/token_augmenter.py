@@ -7,7 +7,7 @@ examples are tokenized once (:class:`~.token_edits.EncodedExamples`); a batch is
 indices and one augmentation per example — ``original``, ``random``, ``special`` or ``gradient`` — and
 :meth:`TokenAugmenter.augment_batch` returns the model inputs, built on the device as splices of token ids
 (:mod:`.token_edits`, the gradient choice of :mod:`.gradient`). The choices are the text path's
-(:class:`~.sp_defense.SPDefenseAugmenter`), draw for draw; the speed this buys is in docs/methods.md §2.4.
+(:class:`~.sp_defense.SPDefenseAugmenter`), draw for draw; the speed this buys is in docs/design/defenses.md.
 """
 
 import random

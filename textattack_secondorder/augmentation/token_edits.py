@@ -1,8 +1,8 @@
-"""One-word substitutions as token-id operations on batched tensors (docs/methods.md §2.4, speed).
+"""One-word substitutions as token-id operations on batched tensors (docs/design/defenses.md, speed).
 
 SP-Defense changes one word of a sentence per augmentation, and its gradient mode checks K
 candidate substitutions per sentence. Writing each candidate as text and tokenizing it again cost
-far more than the model (docs/methods.md §2.4, speed). Here the
+far more than the model (docs/design/defenses.md, speed). Here the
 sentences are tokenized once and a substitution is a splice of token ids:
 
 * :class:`EncodedExamples` — texts tokenized once, on the model's device: the ids of the text

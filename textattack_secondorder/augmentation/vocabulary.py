@@ -1,8 +1,8 @@
-"""The words SP-Defense's augmentations put in (docs/methods.md §2.4): the model's training words, and T(y).
+"""The words SP-Defense's augmentations put in (docs/design/defenses.md): the model's training words, and T(y).
 
 * :func:`augmentation_vocabulary` — the model's letters-only vocabulary entries that occur in the training
   examples (what the random and gradient augmentations draw from; the demo word victims carry GloVe
-  words no MR sentence has, docs/methods.md §2.4 item 2);
+  words no MR sentence has, docs/design/defenses.md);
 * :func:`special_word_table` — the paper's Eq. 6, ``T(y) = {t : max_{y'≠y} log freq(t, y') − log freq(t, y) > 1}``
   with add-one smoothed relative frequencies, saved and reloaded as JSON.
 """
@@ -30,7 +30,7 @@ def augmentation_vocabulary(clf, examples):
 
 
 def special_word_table(examples, threshold=SPECIAL_THRESHOLD, min_count=2):
-    """``{label: [words]}``: T(y) from labelled training examples (docs/methods.md §2.4)."""
+    """``{label: [words]}``: T(y) from labelled training examples (docs/design/defenses.md)."""
     logf = label_log_frequencies(examples, min_count)
     vocab = set().union(*(set(v) for v in logf.values()))
     table = {}

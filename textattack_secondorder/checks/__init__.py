@@ -1,6 +1,6 @@
 """The robustness gate (``textattack-so check CONFIG``): checks named in a TOML config, run by reusing the
 commands' own code paths, judged against thresholds and against a baseline run, reported as HTML,
-JSON, JUnit XML and a Markdown summary (docs/methods.md §8).
+JSON, JUnit XML and a Markdown summary (docs/design/gate.md).
 
 One floor above :mod:`..evaluation` and :mod:`..sweeps`, below :mod:`..cli`:
 

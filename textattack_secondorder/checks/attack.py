@@ -1,6 +1,6 @@
 """``attack`` check: any recipe (sp-attack, textfooler-offline, bae-offline, TextAttack's ...) through the
 attack sweep of ``textattack-so attack-sweep`` (sharded, resumable, ``--ray``): success rate, ASR1,
-accuracy under attack (docs/methods.md §8)."""
+accuracy under attack (docs/design/gate.md)."""
 
 import re
 
@@ -30,7 +30,7 @@ def _number(value):
 def recipe_measured_with(recipe, prefix="recipe"):
     """What one of our recipes measures with beyond the string's own parameters: every parameter with
     its default filled in, and each resource slot it takes resolved to what loads here
-    (docs/methods.md §5.1, §8.2). TextAttack's recipes: their name says it all (``{}``)."""
+    (docs/design/offline-resources.md, docs/design/gate.md). TextAttack's recipes: their name says it all (``{}``)."""
     from ..attack_recipes.build import attack_recipes
     from ..resources.resolution import resolve
     from ..resources.slots import SLOTS
@@ -119,7 +119,7 @@ class AttackCheck(Check):
 
     kind = "attack"
     # default tolerances: above the spread over 6 sampling seeds of the starter's sp-attack on mr-cnn
-    # (docs/methods.md §8.2, benchmarks/gate_spread.py)
+    # (docs/design/gate.md, benchmarks/gate_spread.py)
     METRICS = {
         "success_rate": Metric(AT_MOST, "%", "attack success rate (successful / attacked)", 10.0, (0, 100)),
         "asr1": Metric(

@@ -1,6 +1,6 @@
 """What every check of the gate shares: its metrics (with the direction a threshold bounds and the
 default tolerance of a comparison with a baseline), its settings (defaults, types, allowed values),
-the evaluation it runs and :class:`ConfigError` (docs/methods.md §8).
+the evaluation it runs and :class:`ConfigError` (docs/design/gate.md).
 
 A check's *evaluation* is the expensive part (an attack, κ, B_{p,k}, perturbed sets); it returns an
 :class:`Evaluation` of plain numbers and small texts, which the runner stores under a content key.
@@ -15,7 +15,7 @@ from ..shared.recipe_params import SPLIT, parse_recipe_params
 
 AT_MOST, AT_LEAST = "at_most", "at_least"  # value <= threshold passes / value >= threshold passes
 # Settings (and recipe parameters) that only pick which sample is drawn: runs that differ in them
-# measure the same quantity, so a baseline drawn with other seeds is comparable (docs/methods.md §8.2).
+# measure the same quantity, so a baseline drawn with other seeds is comparable (docs/design/gate.md).
 SAMPLING_SETTINGS = ("seed",)
 # Recipe parameters that say where or how fast a run goes, not what it measures.
 EXECUTION_PARAMS = ("device", "perplexity")
@@ -29,7 +29,7 @@ class ConfigError(ValueError, UserError):
 class Metric:
     """A metric of a check: the ``direction`` a threshold bounds, its ``unit``, the ``bounds`` its
     values lie in (``None``: open) and the default ``tolerance`` of a comparison with a baseline, in
-    the metric's unit, larger than the run-to-run spread measured on the demo victims (§8.2)."""
+    the metric's unit, larger than the run-to-run spread measured on the demo victims (docs/design/gate.md)."""
 
     direction: str  # AT_MOST or AT_LEAST
     unit: str
@@ -128,7 +128,7 @@ class Check:
 
     def comparable_settings(self):
         """The settings that define what the check measures (the recipe split into its parameters;
-        sampling seeds left out): a baseline is comparable when they are equal (docs/methods.md §8.2)."""
+        sampling seeds left out): a baseline is comparable when they are equal (docs/design/gate.md)."""
         out = {}
         for k, v in sorted(self.settings.items()):
             if k in SAMPLING_SETTINGS:

@@ -1,5 +1,5 @@
 """The baseline of the gate: an earlier run's ``results.json``, read back to judge a run against it
-(docs/methods.md §8.2).
+(docs/design/gate.md).
 
 A baseline names, per check, every metric's value and what the evaluation measured (its comparable
 settings, the examples' digest, the resources and vocabulary it used). :func:`load_baseline` refuses

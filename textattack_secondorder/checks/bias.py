@@ -1,6 +1,6 @@
 """``bias`` check: counterfactual token bias B_{p,k} at one level k with its bootstrap interval, through
 :class:`~..evaluation.bias.CounterfactualBias` as ``textattack-so bias`` runs it (pairs saved in
-``parts/``: resume; ``--ray``: one shard per pair; docs/methods.md §1.6, §8)."""
+``parts/``: resume; ``--ray``: one shard per pair; docs/design/bias.md, docs/design/gate.md)."""
 
 from .base import AT_MOST, COUNT, NON_NEGATIVE, Check, Evaluation, Metric
 
@@ -11,7 +11,7 @@ class BiasCheck(Check):
     kind = "bias"
     # default tolerances: |B| at k = 1 does not move over seeds (levels below sample_from_k are exact) and the
     # bootstrap's spread of ci_excess is far below 0.01 of probability, the smallest change flagged
-    # (docs/methods.md §8.2)
+    # (docs/design/gate.md)
     METRICS = {
         "max_abs_b": Metric(AT_MOST, "prob.", "largest |B_{p,k}| over the pairs at level k", 0.01, (0, 1)),
         "ci_excess": Metric(

@@ -1,4 +1,4 @@
-"""The gate's TOML configuration: loading and validation before anything heavy is loaded (docs/methods.md §8).
+"""The gate's TOML configuration: loading and validation before anything heavy is loaded (docs/design/gate.md).
 
 Every mistake is one :class:`ConfigError` line naming the key and the valid choices; the command
 turns it into exit code 2.

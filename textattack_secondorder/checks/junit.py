@@ -1,4 +1,4 @@
-"""``junit.xml``: one test case per check, as CI systems read JUnit XML (docs/methods.md §8.3).
+"""``junit.xml``: one test case per check, as CI systems read JUnit XML (docs/design/gate.md).
 
 A failed rule is a ``<failure>`` whose message names the value, the threshold or the baseline's
 value and the tolerance; a check that could not be compared with its baseline is an ``<error>``

@@ -1,5 +1,5 @@
 """``meaning`` check: chrF preservation of the successful adversarial examples of another check's attack
-(``textattack-so meaning --log``, Michel et al. 2019; docs/methods.md §3, §8)."""
+(``textattack-so meaning --log``, Michel et al. 2019; docs/design/meaning.md, docs/design/gate.md)."""
 
 from .base import AT_LEAST, Check, Evaluation, Metric
 
@@ -9,7 +9,7 @@ class MeaningCheck(Check):
 
     kind = "meaning"
     # default tolerances: above the spread of sp-attack's mean chrF over 6 seeds on mr-cnn; success % sat at its
-    # ceiling (which hides its spread), so it takes the attack's own tolerance (docs/methods.md §8.2)
+    # ceiling (which hides its spread), so it takes the attack's own tolerance (docs/design/gate.md)
     METRICS = {
         "mean_chrf": Metric(
             AT_LEAST, "chrF", "mean source chrF s_src(x, x̂) of the successful adversarial examples (0-1)", 0.05, (0, 1)

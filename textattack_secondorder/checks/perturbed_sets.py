@@ -1,6 +1,6 @@
 """``perturbed_sets`` check: the RB index and per-set accuracy of ``textattack-so robustness``
 (FlagEval; finished sets kept in ``parts/`` for resume, adversarial level sharded / ``--ray``;
-docs/methods.md §4, §8)."""
+docs/design/meaning.md, docs/design/gate.md)."""
 
 from ..shared.label_names import outputs_text
 from .base import AT_LEAST, AT_MOST, COUNT, NON_NEGATIVE, SHARE, Check, ConfigError, Evaluation, Metric
@@ -11,7 +11,7 @@ class PerturbedSetsCheck(Check):
 
     kind = "perturbed_sets"
     # default tolerances: above the spread over 6 seeds of the typos and swaps on 200 mr-cnn test sentences (on 30
-    # sentences it is far larger; docs/methods.md §8.2)
+    # sentences it is far larger; docs/design/gate.md)
     METRICS = {
         "rb_index": Metric(
             AT_MOST, "", "RB = (1/T) Σ (Acc_org − Acc_i)/Acc_org (smaller is more robust)", 0.1, (None, 1)
@@ -149,7 +149,7 @@ class PerturbedSetsCheck(Check):
         )
 
     def measured_with(self):
-        """The resource each level drew from, resolved (docs/methods.md §5.1): the word level's synonym
+        """The resource each level drew from, resolved (docs/design/offline-resources.md): the word level's synonym
         list or masked LM, the adversarial level's recipe with its defaults."""
         from ..resources.resolution import resolve
         from .attack import recipe_measured_with

@@ -1,4 +1,4 @@
-"""``report.html``, one self-contained page (docs/methods.md §8.3), and :func:`write_reports`, which
+"""``report.html``, one self-contained page (docs/design/gate.md), and :func:`write_reports`, which
 writes every output of a run: the page, ``results.json`` (:mod:`.results`), ``junit.xml``
 (:mod:`.junit`) and ``summary.md`` (:mod:`.summary`). Texts that come from the model or the data
 are escaped."""

@@ -1,6 +1,6 @@
 """``results.json``: what a run of the gate measured and judged, in one document that pandas reads
 (``pd.json_normalize(doc["checks"])``) and that a later run reads back as its baseline
-(docs/methods.md §8.2-8.3)."""
+(docs/design/gate.md)."""
 
 import datetime
 

@@ -1,4 +1,4 @@
-"""Runs the gate's checks and judges them (docs/methods.md §8).
+"""Runs the gate's checks and judges them (docs/design/gate.md).
 
 Each check's evaluation is stored in ``OUT/evaluations/<name>/<key>.json`` under a content key:
 the package version, the model spec and the content of the files behind it, the check's kind and
@@ -102,7 +102,7 @@ class GateContext:
         return self._examples[key]
 
     def screened(self, settings, labelled=True):
-        """The usable rows (docs/methods.md §6) and the skipped ones, as the commands screen them (labels:
+        """The usable rows (docs/design/hostile-input.md) and the skipped ones, as the commands screen them (labels:
         class numbers or the model's label names); a data set without a usable row is a ``ConfigError``."""
         examples = self.examples(settings)
         if self._num_classes is None:
@@ -159,7 +159,7 @@ def check_key(context, check, keys):
 
 
 def comparable(context, check, evaluation):
-    """What the evaluation measured, compared key by key with a baseline's (docs/methods.md §8.2): the
+    """What the evaluation measured, compared key by key with a baseline's (docs/design/gate.md): the
     check's comparable settings, the digest of its examples, what the evaluation reports it measured
     with, and the same of the checks it reads (as ``<check>.<key>``)."""
     out = check.comparable_settings()
@@ -232,7 +232,7 @@ def run_checks(config, out, options=None, progress=True, say=print, prepare=None
         keys[check.name] = check_key(context, check, keys)
         stored[check.name] = store.load(check.name, keys[check.name])
     if prepare is not None and any(record is None for record in stored.values()):
-        prepare()  # only when something is evaluated: re-judging stored evaluations stays quick (docs/methods.md §8.2)
+        prepare()  # only when something is evaluated: re-judging stored evaluations stays quick (docs/design/gate.md)
     for check in order:
         if stored[check.name] is None:
             check.validate()

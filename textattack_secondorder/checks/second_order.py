@@ -1,4 +1,4 @@
-"""``second_order`` check: SO-Beam / SO-Enum through the attack sweep (docs/methods.md §1, §8):
+"""``second_order`` check: SO-Beam / SO-Enum through the attack sweep (docs/design/search.md, docs/design/gate.md):
 vulnerable examples per 100 sentences, the rate over attacked sentences and the average perturbed words of
 the vulnerable examples."""
 
@@ -19,7 +19,7 @@ class SecondOrderCheck(Check):
 
     kind = "second_order"
     # default tolerances: SO-Beam does not sample, so the smallest changes worth flagging: one sentence of the
-    # starter's 30 and 0.2 words (docs/methods.md §8.2)
+    # starter's 30 and 0.2 words (docs/design/gate.md)
     METRICS = {
         "vulnerable_per_100": Metric(
             AT_MOST,

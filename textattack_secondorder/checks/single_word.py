@@ -1,5 +1,6 @@
 """``single_word`` check: robustness ρ (train split) or ρ* (test split) by EUBA, through the code path of
-``textattack-so flip-capability`` (sharded, resumable, ``--ray``; docs/methods.md §2, §7, §8)."""
+``textattack-so flip-capability`` (sharded, resumable, ``--ray``; docs/design/single-word.md, docs/design/sharding.md,
+docs/design/gate.md)."""
 
 from ..shared.digest import content_digest
 from .base import AT_LEAST, COUNT, NON_NEGATIVE, Check, Evaluation, Metric
@@ -9,8 +10,8 @@ class SingleWordCheck(Check):
     """Single-word robustness: the share of (sentence, word) pairs that no single-word change of that word flips."""
 
     kind = "single_word"
-    # default tolerance: EUBA does not sample, so the smallest change worth flagging, 0.01 of ρ (docs/methods.md
-    # §8.2)
+    # default tolerance: EUBA does not sample, so the smallest change worth flagging, 0.01 of ρ
+    # (docs/design/gate.md)
     METRICS = {
         "rho": Metric(
             AT_LEAST, "", "ρ = 1 − mean κ over the correctly classified examples (ρ* on the test split)", 0.01, (0, 1)

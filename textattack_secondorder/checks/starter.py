@@ -1,6 +1,6 @@
 """The commented starter config of ``textattack-so check --init`` (the demo victim, offline), and
 its measured form (``--init --model X``): thresholds at the values measured on X plus each metric's
-default tolerance, each with a comment saying where it came from (docs/methods.md §8.2)."""
+default tolerance, each with a comment saying where it came from (docs/design/gate.md)."""
 
 import datetime
 import json
@@ -18,7 +18,7 @@ from .verdict import fmt
 DEFAULT_PATH = "robustness.toml"
 
 STARTER = """\
-# Robustness gate for `textattack-so check robustness.toml` (docs/methods.md §8).
+# Robustness gate for `textattack-so check robustness.toml` (docs/design/gate.md).
 # Exit code: 0 all checks pass, 1 a check fails, 2 the config or baseline is wrong,
 # 3 a check is not comparable with the baseline (its settings differ).
 # Each check names one metric and a threshold; the direction is the metric's own

@@ -1,5 +1,5 @@
 """The short forms of a gate run: the console table and ``summary.md``, a few lines of Markdown for a
-pull-request comment or a CI step summary (``$GITHUB_STEP_SUMMARY``; docs/methods.md §8.3)."""
+pull-request comment or a CI step summary (``$GITHUB_STEP_SUMMARY``; docs/design/gate.md)."""
 
 from .results import counts, overall_status, same_model
 from .verdict import FAIL, NOT_COMPARABLE, NOT_IN_BASELINE, NOT_JUDGED, fmt

@@ -1,5 +1,5 @@
 """The verdict of one check: its value judged by the threshold rule and by the baseline rule
-(docs/methods.md §8.1-8.2). Plain comparisons of stored numbers: re-judging never recomputes.
+(docs/design/gate.md). Plain comparisons of stored numbers: re-judging never recomputes.
 
 * threshold rule: ``value <= threshold`` (or ``>=``, the metric's direction) passes;
 * baseline rule: the value may be worse than the baseline's value of the same metric by at most

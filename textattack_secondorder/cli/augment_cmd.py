@@ -4,7 +4,7 @@ Unlike ``textattack augment`` (no labels; writes with quotechar "/" and strips
 every "/"), this keeps the label and every other column and writes texts with
 quotes, "/", commas, newlines and non-ASCII characters unchanged.
 
-Rows are screened first (docs/methods.md §6): a bad text, a label that is not a class number
+Rows are screened first (docs/design/hostile-input.md): a bad text, a label that is not a class number
 (outside the model's classes when ``--model`` is given) or a duplicate row is written once,
 unchanged, with its reason in ``skip_reason``, and never augmented.
 """
@@ -79,7 +79,7 @@ def run(args):
         for (i, _, _), done in zip(good, batch):
             augmented.setdefault(i, []).append(done)
     for i, row in enumerate(df.to_dict(orient="records")):
-        if i in skipped:  # bad input (docs/methods.md §6): kept as it is, with the reason
+        if i in skipped:  # bad input (docs/design/hostile-input.md): kept as it is, with the reason
             rows.append(dict(row, augmentation="original", skip_reason=skipped[i]))
             continue
         if not args.exclude_original:

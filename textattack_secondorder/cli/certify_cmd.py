@@ -9,7 +9,7 @@ def add_parser(subparsers):
         help="certified accuracy: the sentences no combination of synonym swaps can flip (interval bounds)",
         description="For each sentence, prove with interval bound propagation (Jia et al. 2019) that every "
         "sentence made by keeping each word or swapping it for one of its neighbours in the synonym list "
-        "keeps the model's prediction (docs/methods.md §1.7). Works on the package's word victims (mr-cnn, "
+        "keeps the model's prediction (docs/design/certified.md). Works on the package's word victims (mr-cnn, "
         "mr-bow, mr-lstm and their -ibp versions); a base model certifies few sentences. Writes "
         '{"summary": {"n", "accuracy", "certified_accuracy", ...}, "examples": [...]} to --out.',
     )

@@ -1,4 +1,4 @@
-"""``textattack-so check CONFIG``: one robustness gate for CI (docs/methods.md §8); parsing and printing only."""
+"""``textattack-so check CONFIG``: one robustness gate for CI (docs/design/gate.md); parsing and printing only."""
 
 import os
 import sys
@@ -7,7 +7,7 @@ import time
 from ..shared.specs import CLUSTER_FLAGS
 from .common import add_cluster_args
 
-# Exit codes (docs/methods.md §8.3): 0 every check passes; 1 a check fails (its threshold or its
+# Exit codes (docs/design/gate.md): 0 every check passes; 1 a check fails (its threshold or its
 # baseline); 2 a bad config, baseline or model (one line); 3 nothing fails, but a check could not be
 # judged: its settings differ from the baseline's, the baseline lacks it, or it has neither threshold
 # nor baseline. With --accept / --update-baseline the run becomes the baseline, and 3 is not used.
@@ -44,7 +44,7 @@ def add_parser(subparsers):
         "the measured value plus each metric's default tolerance, so the new gate passes on the model as it is",
     )
     p.add_argument("--out", default="results/check", help="output folder (default results/check)")
-    g = p.add_argument_group("baseline (docs/methods.md §8.2)")
+    g = p.add_argument_group("baseline (docs/design/gate.md)")
     g.add_argument(
         "--baseline",
         default=None,

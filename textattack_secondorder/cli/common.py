@@ -55,7 +55,7 @@ positive_int = _int_at_least(1)
 
 
 def add_cluster_args(parser, unit="examples", overrides=None):
-    """``--ray [ADDRESS]``, ``--shards N`` and the worker placement flags (docs/methods.md §7), as the
+    """``--ray [ADDRESS]``, ``--shards N`` and the worker placement flags (docs/design/sharding.md), as the
     :data:`~..shared.specs.CLUSTER_FLAGS` of ``args`` (``ClusterOptions.from_settings(vars(args))`` reads
     them). ``overrides``: the name of a table the flags override (``check``: the config's
     ``[run]``); then a flag not given is None and the table's value (or its default) stands."""
@@ -76,7 +76,7 @@ def add_cluster_args(parser, unit="examples", overrides=None):
         type=positive_int,
         default=None,
         help=f"cut the {unit} into N shards, each saved as it finishes (a re-run skips finished "
-        "shards); default with --ray: see docs/methods.md §7",
+        "shards); default with --ray: see docs/design/sharding.md",
     )
     g.add_argument(
         "--workers",

@@ -1,9 +1,10 @@
 """``textattack-so defend``: fine-tune a classifier with SP-Defense, Rand or A2T and save it; ``--compare``: every
-defense side by side on the same sentences (docs/methods.md §2.4, §2.6)."""
+defense side by side on the same sentences (docs/design/defenses.md)."""
 
 from .common import add_dataset_args, add_model_args, non_negative_int, positive_int
 
-# the comparison's defaults: sized so that the demo CNN, 3 seeds, fits in about 2 hours on 2 cores (§2.6)
+# the comparison's defaults: sized so that the demo CNN, 3 seeds, fits in about 2 hours on 2 cores
+# (docs/design/defenses.md)
 COMPARE_SENTENCES = 100
 COMPARE_KAPPA_SENTENCES = 200
 COMPARE_RHO_SENTENCES = 40
@@ -48,7 +49,7 @@ def add_parser(subparsers):
         default=None,
         help="gradient augmentation: check the K lowest first-order estimates with a forward pass each and "
         "apply the one that hurts most (default: 1, the paper's Eq. 5 minimum, on transformers; 32 on the "
-        "word models; docs/methods.md §2.4)",
+        "word models; docs/design/defenses.md)",
     )
     p.add_argument(
         "--a2t-rounds",
@@ -56,7 +57,7 @@ def add_parser(subparsers):
         default=None,
         help="a2t: adversarial sets made from the current model over the steps, after one clean epoch, each of "
         "20%% of the training rows (default 3, the epochs of Xu et al.'s A2T; TextAttack's Trainer makes one "
-        "every epoch; docs/methods.md §2.6)",
+        "every epoch; docs/design/defenses.md)",
     )
     p.add_argument(
         "--test-dataset",
@@ -84,7 +85,7 @@ def add_parser(subparsers):
         "OUT/comparison.json, .md, .html; resumable (a re-run with the same --out reuses what is done). "
         f"Defaults: {COMPARE_SENTENCES} attacked test sentences, κ from {COMPARE_KAPPA_SENTENCES} others, ρ/ρ* on "
         f"{COMPARE_RHO_SENTENCES}: on the demo CNN with --jobs 2, 3 seeds and 3,000 steps about 2 hours on 2 "
-        "CPU cores (docs/methods.md §2.6); so-beam takes most of it. With --compare, --num-examples is the "
+        "CPU cores (docs/design/defenses.md); so-beam takes most of it. With --compare, --num-examples is the "
         "number of attacked sentences, and every training row is used"
     )
     c.add_argument(
@@ -118,7 +119,8 @@ def add_parser(subparsers):
         "--so-beam-recipe",
         default=COMPARE_SO_BEAM_RECIPE,
         help=f"the second-order column (default {COMPARE_SO_BEAM_RECIPE!r}: so-beam's rules, the search stopped at "
-        "10,000 victim queries a sentence instead of 50,000; a failed search costs minutes on a CPU, §2.6)",
+        "10,000 victim queries a sentence instead of 50,000; a failed search costs minutes on a CPU, "
+        "docs/design/defenses.md)",
     )
     p.set_defaults(func=run)
 
@@ -132,7 +134,7 @@ def add_embedding_args(parser):
         action="store_const",
         const="freeze",
         default="default",
-        help="keep the input embeddings fixed (default: docs/methods.md §2.6)",
+        help="keep the input embeddings fixed (default: docs/design/defenses.md)",
     )
     emb.add_argument(
         "--train-embeddings",

@@ -68,7 +68,7 @@ def run(args):
     }
     folder = out.with_suffix(".shards")
     options = ClusterOptions.from_settings(vars(args))
-    # the one path (docs/methods.md §7): shards in this process, one after another, or on Ray; finished
+    # the one path (docs/design/sharding.md): shards in this process, one after another, or on Ray; finished
     # shards and the progress of a running one are kept in OUT.shards/ and reused by a re-run
     result = compute_flip_capability(
         model,

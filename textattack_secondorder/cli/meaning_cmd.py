@@ -66,7 +66,7 @@ def run(args):
     seq2seq = [args.src, args.adv, args.out_orig, args.out_adv, args.ref]
     if args.log and any(seq2seq):
         raise SystemExit("meaning: give either --log or the seq2seq files, not both")
-    skipped = []  # rows not judged for bad input (docs/methods.md §6), listed with their reason
+    skipped = []  # rows not judged for bad input (docs/design/hostile-input.md), listed with their reason
     if args.log:
         types = None if args.include_skipped else ("Successful", "Failed", "Maximized")
         try:

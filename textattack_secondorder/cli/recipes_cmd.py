@@ -1,5 +1,5 @@
 """``textattack-so recipes [NAME]``: this package's attack recipes, their parameters with defaults, and how to
-pass them; the same text ends ``textattack-so attack --help`` (docs/methods.md §6)."""
+pass them; the same text ends ``textattack-so attack --help`` (docs/design/hostile-input.md)."""
 
 import textwrap
 
@@ -15,7 +15,7 @@ textattack-secondorder adds to `textattack attack`:
                          one-word adversarial examples (Xu et al.)
   --asr1-label-rule RULE ASR1 counts a one-word success only when the label rule keeps it
                          ('lean-synonyms-lexicon', 'lean-synonyms', 'lean' or 'paper';
-                         docs/methods.md §2.5);
+                         docs/design/single-word.md);
                          --asr1-label-data DATA:
                          the training sentences of the label lean ('mr' or a CSV; default mr)
   `textattack-so recipes NAME` prints one recipe's parameters with their help."""

@@ -1,6 +1,6 @@
 """``textattack-so robustness``: accuracy on perturbed copies of a test set and the RB-index (FlagEval).
 
-Levels (docs/methods.md §4): ``char`` (keyboard/CharSwap typos, 3–15 characters),
+Levels (docs/design/meaning.md): ``char`` (keyboard/CharSwap typos, 3–15 characters),
 ``word`` (synonym or masked-LM swaps), ``sentence`` (Apertium back-translation
 English→Spanish→English; skipped with a message when Apertium is missing) and
 ``adversarial`` (any recipe of the registry or of TextAttack, against the model or
@@ -143,7 +143,8 @@ def _perturbations(args, examples, model):
             if args.surrogate:
                 attacked = load_model_wrapper(args.surrogate, args.device, args.model_batch_size, args.dtype)
             attack = build_attack(args.recipe, attacked)
-            # the attacks are sharded (--shards/--ray; docs/methods.md §7), each shard saved in OUT/parts/adversarial
+            # the attacks are sharded (--shards/--ray; docs/design/sharding.md), each shard saved in
+            # OUT/parts/adversarial
             out.append(
                 rb.AdversarialPerturbation(
                     args.recipe,
@@ -203,7 +204,8 @@ def run(args):
         perturbations, skipped = _perturbations(args, examples, model)
         if not perturbations:
             raise SystemExit("robustness: no perturbation level could be built")
-        # each finished set is saved at once in OUT/parts; a rerun with the same settings reuses it (§6)
+        # each finished set is saved at once in OUT/parts; a rerun with the same settings reuses it
+        # (docs/design/hostile-input.md)
         report = rb.run_robustness(
             model, examples, perturbations, args.model_batch_size, settings, skipped, parts_dir=f"{args.out}/parts"
         )

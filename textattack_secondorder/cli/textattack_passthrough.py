@@ -3,7 +3,7 @@
 A fallback for environments where the start-up hook is switched off
 (``TEXTATTACK_SECONDORDER_NO_HOOK=1``) or the ``.pth`` file was not installed.
 ``textattack-so attack --asr1 ...`` adds the ASR1 row (Xu et al.) to the summary (``--asr1-label-rule RULE``: a
-one-word success counts only when the label rule keeps it, docs/methods.md §2.5; ``--asr1-label-data DATA``: the
+one-word success counts only when the label rule keeps it, docs/design/single-word.md; ``--asr1-label-data DATA``: the
 training sentences its label lean is read from, default ``mr``); ``textattack-so attack
 --help`` ends with our recipes, their parameters and how to pass them (:mod:`.recipes_cmd`).
 """

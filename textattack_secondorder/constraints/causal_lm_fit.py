@@ -1,4 +1,4 @@
-"""A word swap keeps the sentence about as likely under a causal language model (docs/methods.md §1.2).
+"""A word swap keeps the sentence about as likely under a causal language model (docs/design/patch-rules.md).
 
 TextAttack's language-model constraints (``LanguageModelConstraint``: GPT-2, Google's LM) refuse a swap
 that lowers a language model's log-probability by more than ``max_log_prob_diff``. This one reads the

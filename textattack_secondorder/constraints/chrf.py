@@ -10,7 +10,7 @@ constraint rejects any transformed text whose ``s_src`` falls below
 
 TextAttack's own ``chrF`` constraint is the opposite (a *maximum*, via NLTK);
 this one uses sacrebleu's sentence chrF, exactly as the evaluation does
-(:func:`textattack_secondorder.shared.chrf.chrf`; docs/methods.md §3).
+(:func:`textattack_secondorder.shared.chrf.chrf`; docs/design/meaning.md).
 """
 
 from textattack.constraints import Constraint

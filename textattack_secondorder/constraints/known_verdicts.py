@@ -1,4 +1,4 @@
-"""The verdicts a costly neighbour check has already given, at no cost (docs/methods.md §1.1).
+"""The verdicts a costly neighbour check has already given, at no cost (docs/design/neighbours.md).
 
 SO-Beam's survivors of each step are held to the neighbour rule; a check that runs a model (the causal LM's
 budget, the sentence encoder's word similarity) is by default not run again there: the beam only leaves out

@@ -1,4 +1,4 @@
-"""A one-word swap must not move the sentence's words towards another label (docs/methods.md §2.5).
+"""A one-word swap must not move the sentence's words towards another label (docs/design/single-word.md).
 
 SP-Attack puts in one of the words that flip the victim most often (the top of κ); on a sentiment task those are
 mostly words of the other label ("superb" → "bad"), and a sentence that now says the opposite is not an

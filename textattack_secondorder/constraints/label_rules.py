@@ -1,4 +1,4 @@
-"""Label rules: which one-word swaps may count as adversarial examples (docs/methods.md §2.5).
+"""Label rules: which one-word swaps may count as adversarial examples (docs/design/single-word.md).
 
 An adversarial example changes the victim's prediction, not the sentence's label. SP-Attack puts in a word of the
 top of κ, and on a sentiment task those are mostly words that carry the other label ("the acting was superb" →
@@ -18,7 +18,7 @@ TextAttack constraints on ``x'`` against ``x``, cheapest first; SP-Attack's reci
   1 nat, by default).
 * ``"paper"``: no check beyond the paper's similarity (sentence-encoder cosine > 0.8, in SP-Attack's search).
 
-What each signal was measured to tell, and the blind reads the rule was chosen from, are in docs/methods.md §2.5.
+What each signal was measured to tell, and the blind reads the rule was chosen from, are in docs/design/single-word.md.
 """
 
 from ..datasets.examples import load_examples

@@ -1,4 +1,4 @@
-"""A one-word swap puts in a word the lexicons relate to the old one (docs/methods.md §1.2).
+"""A one-word swap puts in a word the lexicons relate to the old one (docs/design/patch-rules.md).
 
 The patch judge reads a swap in its sentence, but it learnt from human judgements of candidates that
 a thesaurus and people proposed (SWORDS), among which antonyms and unrelated words are rare; the pair a

@@ -1,4 +1,4 @@
-"""A one-word swap must not put in or take out a word of a sentiment lexicon (docs/methods.md §2.5).
+"""A one-word swap must not put in or take out a word of a sentiment lexicon (docs/design/single-word.md).
 
 On a transformer victim the top of κ is the common opinion words ("excellent", "great", "good", "failed",
 "worst"), and SP-Attack puts them where the sentence said something else ("painfully redundant" → "amazing

@@ -1,4 +1,4 @@
-"""A one-word swap must not put in or take out a negation (docs/methods.md §2.5).
+"""A one-word swap must not put in or take out a negation (docs/design/single-word.md).
 
 "the jokes are genuinely clever" → "the jokes are not clever" reverses what the sentence says with one word
 that no label owns ("not" is in both labels' sentences). A swap is refused when exactly one of the two words

@@ -1,4 +1,4 @@
-"""A neighbour stays about as likely as the sentence it came from, word for word (docs/methods.md §1.1).
+"""A neighbour stays about as likely as the sentence it came from, word for word (docs/design/neighbours.md).
 
 The masked LM judges each substitution alone at its slot (Algorithm 1's ``δ``); this judges the
 sentence they make together with the causal-LM slot (GPT-2 online, Gemma-3-270M offline), with a
@@ -13,7 +13,7 @@ Only the tokens after the part ``x̃`` shares with ``x0`` are scored
 (:meth:`~textattack_secondorder.resources.perplexity.CausalLMScorer.log_likelihood_differences`); the
 verdict of a text is cached, since the same candidate is asked about by the beam and by the goal. The causal
 LM scores at most ``max_scored`` texts per reference (per attacked sentence): later ones are refused unscored,
-so a sentence whose vulnerable neighbours are all broken costs a bounded time (docs/methods.md §1.1).
+so a sentence whose vulnerable neighbours are all broken costs a bounded time (docs/design/neighbours.md).
 """
 
 from textattack.constraints import Constraint
@@ -93,7 +93,7 @@ class NeighborFluency(Constraint):
 
     def known_verdicts(self):
         """A constraint that refuses only the texts this one has already refused, scoring nothing: the beam
-        leaves out what the goal function found broken, at no cost (docs/methods.md §1.1)."""
+        leaves out what the goal function found broken, at no cost (docs/design/neighbours.md)."""
         return KnownVerdicts(self)
 
     def __getstate__(self):

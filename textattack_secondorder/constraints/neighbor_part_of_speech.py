@@ -1,4 +1,4 @@
-"""A neighbour keeps the part of speech of every word it changed (docs/methods.md §1.1, neighbour rule).
+"""A neighbour keeps the part of speech of every word it changed (docs/design/neighbours.md, neighbour rule).
 
 Algorithm 1 judges each substitution by the masked LM at its one slot; stacked, they can swap a
 noun for a preposition ("christian mythology" -> "christian in"), an adjective for a conjunction
@@ -11,8 +11,8 @@ never changed: the masked LM fills a name's slot with "de" ("robert de , anne me
 and no tag tells that apart. A word spaCy splits (``by-the-numbers``, ``wall-to-wall``, ``it's``) is left
 alone too: its tag is one piece's, and one masked-LM word in its slot read as broken English to blind readers
 ("a mechanical action-comedy" -> "a mechanical family", "and wall-to-wall toe-tapping music" -> "and
-unnecessary toe-tapping music"; docs/methods.md §1.1). Tags come from the ``pos_tagger`` slot (spaCy, cached
-per text; its speed: docs/methods.md §10.2).
+unnecessary toe-tapping music"; docs/design/neighbours.md). Tags come from the ``pos_tagger`` slot (spaCy, cached
+per text; its speed: docs/design/offline-resources.md).
 """
 
 from textattack.constraints import Constraint

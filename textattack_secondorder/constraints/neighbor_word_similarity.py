@@ -1,4 +1,4 @@
-"""Every word a neighbour changed still reads, in its sentence, like the word it replaced (docs/methods.md §1.1).
+"""Every word a neighbour changed still reads, in its sentence, like the word it replaced (docs/design/neighbours.md).
 
 SO-Beam moves towards the victim's decision boundary, so the masked LM's substitutions that survive are often
 opinion words that contradict the rest of the sentence ("the acting is fresh and unselfconscious , and munch is a

@@ -1,5 +1,5 @@
 """The patch judge: would people call ``p2`` an appropriate substitute for ``p1`` in this sentence?
-(docs/methods.md §1.2)
+(docs/design/patch-rules.md)
 
 A second-order finding is only a finding when its patch swap ``x ⊕ p`` keeps the meaning of ``x``.
 The judge scores a one-word swap with a logistic regression over the signals of
@@ -15,7 +15,7 @@ split; CC-BY-3.0-US) by ``scripts/fit_patch_judge.py``. The fitted weights ship 
 The file may hold a second logistic regression over the same signals, ``prefer``, fitted to blind readers of
 MR pairs (``fit_patch_judge.py --fit-on mr``): it does not decide whether a swap is kept, only how sure the
 judge is of a kept one (:meth:`PatchJudge.last_probability`), which the patch rule uses to pick the pair it
-reports (docs/methods.md §1.2).
+reports (docs/design/patch-rules.md).
 """
 
 import json
@@ -55,7 +55,7 @@ def read_judge(path=None):
         model["threshold"] = float(model["threshold"])
     except (TypeError, ValueError) as e:
         raise PatchJudgeFileError(f"patch judge file {str(path)!r}: threshold: {e}") from None
-    if model.get("prefer") is not None:  # the readers' model that picks the reported pair (docs/methods.md §1.2)
+    if model.get("prefer") is not None:  # the readers' model that picks the reported pair (docs/design/patch-rules.md)
         prefer = model["prefer"]
         if not isinstance(prefer, dict):
             raise PatchJudgeFileError(f"patch judge file {str(path)!r}: prefer must be an object")
@@ -95,7 +95,7 @@ class PatchJudge(Constraint):
     """Keep a one-word swap the fitted judge finds acceptable with probability at least ``threshold``.
 
     Args:
-        threshold: the least ``P(acceptable)`` kept (default: the file's, chosen in docs/methods.md §1.2).
+        threshold: the least ``P(acceptable)`` kept (default: the file's, chosen in docs/design/patch-rules.md).
         signals: a :class:`.swap_signals.SwapSignals` (its models: the causal LM and the masked LM the judge
             was fitted with: Gemma-3-270M and the offline DistilBERT) or any object with
             ``compute(reference, texts, names)``.

@@ -1,4 +1,4 @@
-"""A one-word swap keeps the word's part of speech and inflection in its sentence (docs/methods.md §1.2).
+"""A one-word swap keeps the word's part of speech and inflection in its sentence (docs/design/patch-rules.md).
 
 The word being replaced must be a content word by the tag it has in the reference sentence (a common
 noun, verb, adjective or adverb; not a proper noun, pronoun, preposition, determiner or other function

@@ -1,4 +1,4 @@
-"""Never modify the patch word (Zhang et al. 2021, Algorithm 1; docs/methods.md §1.1, §1.2).
+"""Never modify the patch word (Zhang et al. 2021, Algorithm 1; docs/design/neighbours.md, docs/design/patch-rules.md).
 
 The patch pair ``p = (p1, p2)`` of an input swaps the word ``p1`` at one position for its
 synonym ``p2``; ``x ⊕ p`` is only defined while that position still holds ``p1``, so the

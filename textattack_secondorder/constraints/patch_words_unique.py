@@ -1,4 +1,4 @@
-"""Keep ``x ⊕ p`` one swap away from ``x`` (Zhang et al. 2021, §3.1; docs/methods.md §1.2).
+"""Keep ``x ⊕ p`` one swap away from ``x`` (Zhang et al. 2021, §3.1; docs/design/patch-rules.md).
 
 A patch pair ``p = (p1, p2)`` is chosen with ``p1`` occurring once in the input and ``p2``
 not occurring in it; a neighbour that inserts ``p1`` or ``p2`` elsewhere would break that.

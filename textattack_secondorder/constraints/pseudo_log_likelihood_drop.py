@@ -2,7 +2,7 @@
 
 Zhang et al.'s released code (not the paper's text) discards a patch swap when the sentence's masked-LM
 pseudo-log-likelihood — every token masked in turn, the log-probabilities of the true tokens summed —
-is more than 1.5 lower with the swap than without (docs/methods.md §1.2)::
+is more than 1.5 lower with the swap than without (docs/design/patch-rules.md)::
 
     PLL(x ⊕ p) >= PLL(x) - max_drop
 """

@@ -1,4 +1,4 @@
-"""What the patch judge reads of a one-word swap ``p1 -> p2`` in its sentence (docs/methods.md §1.2).
+"""What the patch judge reads of a one-word swap ``p1 -> p2`` in its sentence (docs/design/patch-rules.md).
 
 Each signal is a number per swap ``x -> x ⊕ p``; :class:`SwapSignals` computes a named set of them for
 many swaps of one reference sentence at once:
@@ -25,7 +25,7 @@ many swaps of one reference sentence at once:
   ``pos_kept`` (``p1`` a content word and ``p2`` read with its tag: :class:`.PatchPartOfSpeech`).
 
 What each signal tells acceptable from unacceptable swaps on human judgements (SWORDS), and how they
-were combined, is in docs/methods.md §1.2.
+were combined, is in docs/design/patch-rules.md.
 """
 
 import numpy as np

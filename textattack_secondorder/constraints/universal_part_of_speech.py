@@ -1,4 +1,4 @@
-"""TextAttack's ``PartOfSpeech`` constraint with the package's offline tagger (docs/methods.md §2.6).
+"""TextAttack's ``PartOfSpeech`` constraint with the package's offline tagger (docs/design/defenses.md).
 
 TextAttack's constraint tags a window of four words either side of each swapped word with NLTK's
 perceptron tagger in the universal tag set (``NOUN``, ``VERB``, ``ADJ`` ...) and accepts the swap when

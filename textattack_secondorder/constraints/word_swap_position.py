@@ -1,4 +1,4 @@
-"""The one word a single-word swap changed, as the patch-rule constraints read it (docs/methods.md §1.2)."""
+"""The one word a single-word swap changed, as the patch-rule constraints read it (docs/design/patch-rules.md)."""
 
 
 def swapped_word(transformed_text, reference_text):

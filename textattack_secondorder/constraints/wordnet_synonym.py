@@ -1,4 +1,5 @@
-"""A one-word swap puts in a WordNet synonym of the word's usual sense, for its part of speech (docs/methods.md §1.2).
+"""A one-word swap puts in a WordNet synonym of the word's usual sense, for its part of speech
+(docs/design/patch-rules.md).
 
 Counter-fitted neighbour lists mix synonyms with related words, other senses and other parts of
 speech (``old -> antiquated``, ``pretty -> handsome``, ``credits -> loans``). This constraint keeps a

@@ -1,4 +1,5 @@
-"""A user's CSV as a TextAttack dataset: ``textattack attack --dataset-from-file reviews.csv`` (docs/methods.md §6).
+"""A user's CSV as a TextAttack dataset: ``textattack attack --dataset-from-file reviews.csv``
+(docs/design/hostile-input.md).
 
 TextAttack's ``--dataset-from-file`` takes a Python file defining ``dataset``; the start-up hook
 (``plugin/extensions.py``) lets it take a CSV too, read by :func:`~.examples.load_examples`:

@@ -1,8 +1,9 @@
-"""How much each word of a labelled data set leans to each label (docs/methods.md §2.4 Eq. 6, §2.5).
+"""How much each word of a labelled data set leans to each label (docs/design/defenses.md Eq. 6,
+docs/design/single-word.md).
 
 Xu et al.'s Eq. 6 compares a word's add-one smoothed log frequency in the training sentences of one label with
 its log frequency in those of another: SP-Defense's special words T(y) are the words that lean at least one nat
-to another label than ``y``. SP-Attack's label rule (docs/methods.md §2.5) reads the same numbers to say how far a
+to another label than ``y``. SP-Attack's label rule (docs/design/single-word.md) reads the same numbers to say how far a
 one-word swap moves a sentence's words towards another label. Both are computed here, once, from ``(text, label)``
 pairs; nothing here loads a model.
 """
@@ -137,7 +138,7 @@ class LabelLean:
 
 
 class SynonymLabelLean:
-    """The label lean of a word *together with its synonyms* (docs/methods.md §2.5, rule ``'lean-synonyms'``).
+    """The label lean of a word *together with its synonyms* (docs/design/single-word.md, rule ``'lean-synonyms'``).
 
     A word that a few thousand training sentences hold once or twice ("feeble", "satisfying", "heartfelt")
     leans nowhere in :class:`LabelLean`, so a swap that reverses the sentence through it passes. Its

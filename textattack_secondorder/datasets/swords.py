@@ -1,4 +1,4 @@
-"""SWORDS, human judgements of word substitutions in context, read as one-word swaps (docs/methods.md §1.2).
+"""SWORDS, human judgements of word substitutions in context, read as one-word swaps (docs/design/patch-rules.md).
 
 SWORDS (Lee, Donahue, Jia, Iyabor, Liang, "Swords: A Benchmark for Lexical Substitution with Improved
 Data Coverage and Quality", NAACL 2021; CC-BY-3.0-US; contexts from CoInCo) gives, for a target word in

@@ -1,4 +1,4 @@
-"""A2T's adversarial training on a step budget (Yoo & Qi 2021; docs/methods.md §2.6).
+"""A2T's adversarial training on a step budget (Yoo & Qi 2021; docs/design/defenses.md).
 
 TextAttack's ``Trainer`` trains by epochs: the first ``num_clean_epochs`` on the training set alone, then
 at the start of every ``attack_epoch_interval``-th epoch it attacks the *current* model (in eval mode) on

@@ -1,5 +1,5 @@
 """``textattack-so defend --compare``: every defense trained, every model measured on the same sentences
-(Xu et al., Table 5, with A2T and the second-order column; docs/methods.md §2.6).
+(Xu et al., Table 5, with A2T and the second-order column; docs/design/defenses.md).
 
 One *cell* is a defense and a seed (``vanilla``, the model as given, is one cell without a seed): the model
 is trained by :func:`~.defend.defend_model` (what ``defend`` does) into ``OUT/models/<cell>`` and measured

@@ -1,4 +1,4 @@
-"""The files of a defense comparison (docs/methods.md §2.6): rows, mean ± spread over seeds, Markdown, HTML.
+"""The files of a defense comparison (docs/design/defenses.md): rows, mean ± spread over seeds, Markdown, HTML.
 
 * ``comparison.json``: a list of rows, one per defense and seed (``pandas.read_json`` loads it);
 * ``comparison_summary.json``: per defense, the mean, the standard deviation over seeds and the number of

@@ -1,4 +1,4 @@
-"""The rows a defense trains on and the rows it is measured on (docs/methods.md §2.6).
+"""The rows a defense trains on and the rows it is measured on (docs/design/defenses.md).
 
 A named data set with a test split (``mr``) trains on ``--split`` and is measured on its test split. A
 user's CSV has no test split: unless ``--test-dataset`` names one, a seeded share of its rows
@@ -59,8 +59,8 @@ def defense_data(
 
 
 def screen_defense_rows(train, test, model):
-    """``(train, test, skipped)``: the rows ``model`` can use (docs/methods.md §6), screened together so that a
-    bad row is reported wherever the hold-out put it and "no usable row" counts all the user's rows. A training
+    """``(train, test, skipped)``: the rows ``model`` can use (docs/design/hostile-input.md), screened together so that
+    a bad row is reported wherever the hold-out put it and "no usable row" counts all the user's rows. A training
     row that repeats an earlier one is skipped; a test row that repeats a training row is kept (a test set the
     user gave is measured as given)."""
     from ..models.probe import screen_rows

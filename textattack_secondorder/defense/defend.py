@@ -1,4 +1,4 @@
-"""One defended model, as ``textattack-so defend`` makes it: train, measure accuracy, save (docs/methods.md §2.4, §2.6).
+"""One defended model, as ``textattack-so defend`` makes it: train, measure accuracy, save (docs/design/defenses.md).
 
 :func:`defend_model` is the command's body without its argument parsing, so that ``defend --compare``
 trains every defense exactly as ``defend`` does; :func:`test_accuracy` is the accuracy both report.
@@ -37,11 +37,11 @@ def a2t_examples_csv(log):
     return buf.getvalue()
 
 
-#: what SP-Defense was measured to do on the package's word models (docs/methods.md §2.6): ``defend_model`` puts it
+#: what SP-Defense was measured to do on the package's word models (docs/design/defenses.md): ``defend_model`` puts it
 #: in the ``defense.json`` of every SP-Defense of a word model, and ``defend`` prints it
 WORD_MODEL_NOTE = (
     "note: on this package's word models SP-Defense is measured (the defaults: 1,000 steps, SP-Attack under its "
-    "default label rule 'lean-synonyms-lexicon', docs/methods.md §2.6) to bring SP-Attack's success to about the "
+    "default label rule 'lean-synonyms-lexicon', docs/design/defenses.md) to bring SP-Attack's success to about the "
     "same level whatever model it is given: the LSTM to 38-44 % (three LSTM victims, 3 seeds each: 80.8 -> 39.2, "
     "77.9 -> 43.6, 29.9 -> 38.2 %; rho* +6.9, +8.4, -6.9), the CNN to 65-69 % (four CNN victims: 81.1 -> 65.5, "
     "75.0 -> 65.1, 72.9 -> 68.4, 67.6 -> 68.8 %; rho* -2.3), accuracy +1; a model already hard to flip gains "

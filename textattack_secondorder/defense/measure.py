@@ -1,14 +1,16 @@
-"""What ``defend --compare`` measures on every model, each measurement kept as a file (docs/methods.md §2.6).
+"""What ``defend --compare`` measures on every model, each measurement kept as a file (docs/design/defenses.md).
 
 One model, the same sentences for every model (:class:`ComparisonSets`):
 
 * ``accuracy``: on the whole test set;
-* ``rho`` / ``rho_star``: ρ by EUBA (§2.1-2.2) on the first training rows / on the attacked test sentences;
+* ``rho`` / ``rho_star``: ρ by EUBA (docs/design/single-word.md) on the first training rows / on the attacked test
+  sentences;
 * ``kappa``: κ of THIS model from held-out test sentences, none of them attacked and none trained on, for
-  its SP-Attack (from the sentences a defense was fine-tuned on, κ flatters it: §2.4 item 5);
+  its SP-Attack (from the sentences a defense was fine-tuned on, κ flatters it: docs/design/defenses.md);
 * ``sp_attack``, ``textfooler``, ``so_beam``: the recipes on the attacked sentences, one row at a time
-  through the recipe's ``GuardedAttack``; ASR = successes / attacked (correct) sentences, ASR1 (§2.3),
-  so-beam's vulnerable examples per 100 sentences given (its goal does not use the label, §1.3).
+  through the recipe's ``GuardedAttack``; ASR = successes / attacked (correct) sentences, ASR1
+  (docs/design/single-word.md), so-beam's vulnerable examples per 100 sentences given (its goal does not use the label,
+  docs/design/search.md).
 
 Every measurement is a JSON file in the model's work folder, written atomically when it is done; an attack
 also saves its rows as it goes, so a killed run continues at the next sentence. κ and ρ go through the κ
@@ -56,7 +58,7 @@ def comparison_sets(train, test, num_attacked, num_kappa, num_rho, num_so_beam=N
 
 class ConstantLM:
     """Perplexity 1 for every text. SP-Attack's language model only ranks the successes that already passed
-    the similarity rule (docs/methods.md §2.3), so ASR does not depend on it; this saves the offline causal
+    the similarity rule (docs/design/single-word.md), so ASR does not depend on it; this saves the offline causal
     LM's ~1 s per candidate on a CPU (under the label rule too: its constraints act before the victim, the language
     model still only ranks). Measured on the demo CNN: 5 s a sentence with it, 55 s with the causal LM."""
 
@@ -249,7 +251,7 @@ def attack_measurement(recipe, wrapper, examples, work, key, extra=None, progres
 
 
 def label_data(settings, data, folder):
-    """Where SP-Attack's label rule reads the words' label lean (docs/methods.md §2.5): a named data set as
+    """Where SP-Attack's label rule reads the words' label lean (docs/design/single-word.md): a named data set as
     itself (its training split); a user's CSV as the comparison's training rows only, written once to
     ``folder/label_data.csv`` (its held-out rows are attacked and give κ, so they must not teach the rule)."""
     if not str(settings["dataset"]).lower().endswith(".csv"):

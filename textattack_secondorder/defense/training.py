@@ -28,7 +28,7 @@ logger = logging.getLogger(__name__)
 
 def default_train_embeddings(model):
     """Whether ``defend`` trains the input embeddings by default (True: every weight, as the paper fine-tunes;
-    docs/methods.md §2.4 item 6 and §2.6)."""
+    docs/design/defenses.md)."""
     return True
 
 

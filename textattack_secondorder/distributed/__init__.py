@@ -1,4 +1,4 @@
-"""Sharded, resumable runs in this process or on a Ray cluster (docs/methods.md §7)."""
+"""Sharded, resumable runs in this process or on a Ray cluster (docs/design/sharding.md)."""
 
 from .runner import LOCAL, ClusterError, ClusterOptions, RunStats, run_shards
 from .shards import Shard, make_shards, shard_count

@@ -1,4 +1,4 @@
-"""Run a sharded computation in this process or on a Ray cluster, resumably (docs/methods.md §7).
+"""Run a sharded computation in this process or on a Ray cluster, resumably (docs/design/sharding.md).
 
 A *task* is a small picklable object with two methods:
 

@@ -1,4 +1,4 @@
-"""Deterministic, content-keyed shards of a long computation (docs/methods.md §7).
+"""Deterministic, content-keyed shards of a long computation (docs/design/sharding.md).
 
 A run's work items (examples, protected pairs, (model, recipe, example range) cells ...)
 are cut into contiguous shards in their natural order. A shard is named by the content digest

@@ -1,4 +1,4 @@
-"""Finished shards on disk: one file per shard key, written atomically (docs/methods.md §7).
+"""Finished shards on disk: one file per shard key, written atomically (docs/design/sharding.md).
 
 The driver (never a worker, which may sit on another machine) saves each shard's partial
 result as it arrives, under ``<folder>/<key>.pkl``; a re-run loads the shards whose key

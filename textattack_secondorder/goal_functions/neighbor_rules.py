@@ -1,4 +1,4 @@
-"""Neighbour rules: which neighbours may stand in the beam and be reported as ``x̃0`` (docs/methods.md §1.1).
+"""Neighbour rules: which neighbours may stand in the beam and be reported as ``x̃0`` (docs/design/neighbours.md).
 
 Algorithm 1 keeps a substitution when the masked LM finds it natural at its slot; a search that stacks
 several of them can make a sentence no one would write ("the actors are because .", "bisset have a
@@ -24,8 +24,8 @@ NEIGHBOR_RULES = {
     "paper": "Algorithm 1 alone: every masked-LM proposal within kappa/delta",
 }
 DEFAULT_NEIGHBOR_RULE = "natural"
-NEIGHBOR_LM_BUDGET = 2.0  # nats of log P(x̃) per changed word (measured: docs/methods.md §1.1)
-NEIGHBOR_LM_MAX_SCORED = 96  # causal-LM judgements per attacked sentence, then refused (docs/methods.md §1.1)
+NEIGHBOR_LM_BUDGET = 2.0  # nats of log P(x̃) per changed word (measured: docs/design/neighbours.md)
+NEIGHBOR_LM_MAX_SCORED = 96  # causal-LM judgements per attacked sentence, then refused (docs/design/neighbours.md)
 
 
 class NeighborRule:
@@ -66,7 +66,7 @@ class NeighborRule:
 
     def split_part_of_speech(self):
         """``(rule, [NeighborPartOfSpeech])``: this rule without its part-of-speech check, and that check, to be
-        applied to every neighbour before the victim scores it (SO-Beam, docs/methods.md §9.4); ``(self, [])``
+        applied to every neighbour before the victim scores it (SO-Beam, docs/design/speed.md); ``(self, [])``
         when the rule has none."""
         pos = [c for c in self.constraints if isinstance(c, NeighborPartOfSpeech)]
         if not pos:

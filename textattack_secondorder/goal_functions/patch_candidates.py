@@ -1,4 +1,4 @@
-"""More candidate patch swaps for a rule that can judge them: WordNet synonyms (docs/methods.md §1.2).
+"""More candidate patch swaps for a rule that can judge them: WordNet synonyms (docs/design/patch-rules.md).
 
 The paper's candidates are the listed (counter-fitted) synonyms of a word occurring once in ``x0``. A
 judge with recall can afford more: :class:`MoreCandidates` adds, for each such word ``p1`` of a content
@@ -8,7 +8,7 @@ listed synonym, words already in ``x0`` and non-words are left out; the judge de
 
 The masked LM's words in ``p1``'s slot were tried as candidates too and left out: the pair an attack
 chooses is the one the victim reacts to most, and among the masked LM's words that is the antonym
-("vague" → "strong", "banal" → "fine"; docs/methods.md §1.2).
+("vague" → "strong", "banal" → "fine"; docs/design/patch-rules.md).
 """
 
 import lemminflect

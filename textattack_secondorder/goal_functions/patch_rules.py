@@ -1,4 +1,4 @@
-"""Patch rules: which candidate swaps ``p1 -> p2`` may serve as the patch pair (docs/methods.md §1.2).
+"""Patch rules: which candidate swaps ``p1 -> p2`` may serve as the patch pair (docs/design/patch-rules.md).
 
 A second-order finding says "``x̃0`` and ``x̃0 ⊕ p`` get different labels"; it is a finding only if
 ``p`` keeps the meaning of the sentence it is applied in. Among the candidate pairs of an input
@@ -25,7 +25,7 @@ model reacts to most). Each rule is an ordered list of TextAttack constraints on
 The goal function also checks the chosen pair in each vulnerable example it reports (the
 neighbourhood may have changed the words around ``p1``): a candidate whose patched twin the rule
 refuses is not reported as vulnerable. Blind reads of the pairs each rule chooses, and what each
-check was measured to add, are in docs/methods.md §1.2.
+check was measured to add, are in docs/design/patch-rules.md.
 """
 
 import logging
@@ -75,12 +75,12 @@ class SkipReason(str):
         return reason
 
 
-# in-context rule settings (chosen on MR training sentences by blind reads, docs/methods.md §1.2)
+# in-context rule settings (chosen on MR training sentences by blind reads, docs/design/patch-rules.md)
 WORDNET_SENSES = 1  # p1's first sense ...
 WORDNET_SENSES_NEW = 1  # ... which is p2's first sense too
 CAUSAL_LM_MAX_DROP = 3.0  # nats of log P(sentence)
 AUTHORS_PLL_MAX_DROP = 1.5  # Zhang et al.'s released code
-JUDGE_SURE = 0.7  # judge rule: how sure of a kept pair ends the scan for the pair (docs/methods.md §1.2)
+JUDGE_SURE = 0.7  # judge rule: how sure of a kept pair ends the scan for the pair (docs/design/patch-rules.md)
 CHUNK = 8  # candidates checked per round, best first: later ones are only scored when these all fail
 
 
@@ -195,7 +195,7 @@ def build_patch_rule(
     return PatchRule(name, constraints)
 
 
-#: the models the judge was fitted with (docs/methods.md §1.2): its signals mean nothing from other ones
+#: the models the judge was fitted with (docs/design/patch-rules.md): its signals mean nothing from other ones
 JUDGE_CAUSAL_LM = "gemma"
 JUDGE_MASKED_LM = "distilbert-onnx"
 JUDGE_SENTENCE_ENCODER = "all-MiniLM-L6-v2"
@@ -226,7 +226,7 @@ def _judge_rule(masked_lm, causal_lm, device, tagger, threshold, judge_file, sig
         )
     judge = PatchJudge(signals, threshold=threshold, model=judge_model)
     link = LexicalLink(synonyms=listed, tagger=tagger)
-    # the surest kept swap of the victim's favourites, read on until one is at least `sure` (docs/methods.md §1.2)
+    # the surest kept swap of the victim's favourites, read on until one is at least `sure` (docs/design/patch-rules.md)
     return PatchRule(
         "judge",
         [part_of_speech, link, judge],

@@ -1,4 +1,4 @@
-"""Patch words of the double-perturbation attack (Zhang et al. 2021, §3.1; docs/methods.md §1.2).
+"""Patch words of the double-perturbation attack (Zhang et al. 2021, §3.1; docs/design/patch-rules.md).
 
 A patch pair ``p = (p1, p2)`` is a synonym swap applied to every candidate
 text: ``x ⊕ p`` replaces the occurrence of ``p1`` in ``x`` by ``p2``. For an
@@ -89,8 +89,8 @@ class PatchWordSelector:
         return {w: self._cache[w] for w in words}
 
     def candidates(self, words, more=None):
-        """All ``(p1, p2, index)`` candidates for a tokenised input (rules of docs/methods.md §1.2); a synonym that
-        is not one word of letters (:data:`PATCH_WORD`) is no candidate. ``more``: ``{index: [words]}`` of further
+        """All ``(p1, p2, index)`` candidates for a tokenised input (rules of docs/design/patch-rules.md); a synonym
+        that is not one word of letters (:data:`PATCH_WORD`) is no candidate. ``more``: ``{index: [words]}`` of further
         candidates for the word at ``index`` (the rule's :class:`~.patch_candidates.MoreCandidates`)."""
         lowered = [w.lower() for w in words]
         present = set(lowered)

@@ -1,4 +1,4 @@
-"""Goal function of the double-perturbation attack (Zhang et al. 2021, §3; docs/methods.md §1.3).
+"""Goal function of the double-perturbation attack (Zhang et al. 2021, §3; docs/design/search.md).
 
 For a candidate ``x`` (a neighbour of the input ``x0``) and the patch pair ``p``
 chosen for ``x0``, the prediction difference is ``F(x; p) = f(x ⊕ p) - f(x)``;
@@ -35,7 +35,8 @@ logger = logging.getLogger(__name__)
 
 SUCCESS_BONUS = 1000.0
 SUCCEEDED = GoalFunctionResultStatus.SUCCEEDED
-NATURAL_CHUNK = 8  # vulnerable candidates the neighbour rule judges per round, lowest loss first (docs/methods.md §1.1)
+# vulnerable candidates the neighbour rule judges per round, lowest loss first (docs/design/neighbours.md)
+NATURAL_CHUNK = 8
 _EPS = 1e-12
 
 
@@ -76,7 +77,7 @@ class SecondOrderGoalFunctionResult(ClassificationGoalFunctionResult):
     @property
     def first_order(self):
         """Whether ``x̃0`` is ``x0`` itself (no word changed): the sentence is vulnerable as it stands, a first-order
-        finding (the patch swap alone flips it), reported apart from the second-order ones (docs/methods.md §1.5)."""
+        finding (the patch swap alone flips it), reported apart from the second-order ones (docs/design/search.md)."""
         return self.patch is not None and self.perturbed_words == 0
 
     @property
@@ -158,7 +159,7 @@ class SecondOrderClassification(ClassificationGoalFunction):
     ):
         super().__init__(model_wrapper, query_budget=query_budget, model_batch_size=model_batch_size, **kwargs)
         self.patch_rule = patch_rule if isinstance(patch_rule, PatchRule) else build_patch_rule(patch_rule or "paper")
-        self.neighbor_rule = neighbor_rule  # judges x̃ against x0 before it is reported (docs/methods.md §1.1)
+        self.neighbor_rule = neighbor_rule  # judges x̃ against x0 before it is reported (docs/design/neighbours.md)
         self.patch_selector = PatchWordSelector(model_wrapper, synonyms, batch_size=max(model_batch_size, 64))
         self.patch = None
         self.skip_reason = None

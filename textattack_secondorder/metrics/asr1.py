@@ -3,7 +3,7 @@
 Add it to any TextAttack run — ``textattack.AttackArgs(metrics={"ASR1 (%):": ASR1()})`` from Python,
 ``textattack-so attack --asr1 ...`` from the command line — to compare multi-word attacks
 (``textfooler``, ``bae``) with ``sp-attack`` as the paper's Figure 4 does. With a label rule
-(``ASR1(label_rule=...)``, ``--asr1-label-rule lean``; docs/methods.md §2.5) a one-word success counts only when
+(``ASR1(label_rule=...)``, ``--asr1-label-rule lean``; docs/design/single-word.md) a one-word success counts only when
 the rule keeps its swap, as SP-Attack's own successes do.
 """
 

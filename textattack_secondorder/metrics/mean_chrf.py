@@ -1,5 +1,5 @@
 """Mean source-side chrF of successful attacks as a TextAttack ``Metric``
-(Michel et al., NAACL 2019; docs/methods.md §3).
+(Michel et al., NAACL 2019; docs/design/meaning.md).
 
 ``textattack.AttackArgs(metrics={"Mean chrF:": MeanChrF()})`` adds a row to
 TextAttack's summary table; the chrF itself is

@@ -61,7 +61,7 @@ class AveragePerturbedWords(Metric):
 
 class FirstOrderFindings(Metric):
     """Successful rows whose ``x̃0`` is ``x0`` itself (no word changed): the sentence is vulnerable as it stands, a
-    first-order finding, counted apart from the second-order ones (docs/methods.md §1.5)."""
+    first-order finding, counted apart from the second-order ones (docs/design/search.md)."""
 
     def __init__(self):
         pass
@@ -80,7 +80,7 @@ class MedianPerplexity(Metric):
     ``rows="successful"``: the successful attacks only, originals and vulnerable examples of the same rows (their
     ratio compares like with like; it changes with whatever changes which rows succeed, the patch rule among
     them). ``rows="all"`` (originals only): every row whose original has words, skipped and failed ones included,
-    so the figure is the test set's whatever the rules (docs/methods.md §1.5, with the paper's GPT-2 medians).
+    so the figure is the test set's whatever the rules (docs/design/search.md, with the paper's GPT-2 medians).
     The causal LM comes from the resources slot (GPT-2 online, Gemma-3-270M offline).
     """
 
@@ -111,7 +111,7 @@ class MedianPerplexity(Metric):
 
 
 class PatchRuleName(Metric):
-    """The patch rule of the run (docs/methods.md §1.2), as its summary row."""
+    """The patch rule of the run (docs/design/patch-rules.md), as its summary row."""
 
     def __init__(self, name):
         self.name = name
@@ -136,7 +136,7 @@ class NoPatchPairKept(Metric):
 
 FIRST_ORDER_ROW = "Of the successes, x̃0 = x0 (vulnerable as it stands):"
 PERPLEXITY_ROW = "Median perplexity:"
-# the rows each median covers are in its name (docs/methods.md §1.5)
+# the rows each median covers are in its name (docs/design/search.md)
 PERPLEXITY_ALL_ORIGINALS = "Median perplexity (original, all rows):"
 PERPLEXITY_ORIGINAL = "Median perplexity (original, successful rows):"
 PERPLEXITY_VULNERABLE = "Median perplexity (vulnerable, successful rows):"

@@ -1,4 +1,4 @@
-"""Summary-table rows counting the rows the recipes' input guard skipped, by kind (docs/methods.md §6).
+"""Summary-table rows counting the rows the recipes' input guard skipped, by kind (docs/design/hostile-input.md).
 
 The guard (:mod:`~textattack_secondorder.attack_recipes.input_guard`) marks every result
 with ``skip_kind``: ``"input"`` (bad text or label, duplicate row), ``"model"`` (the

@@ -9,13 +9,13 @@ import os
 
 # GloVe's 30,000 most frequent words join the training vocabulary: the embedding is frozen, so
 # words the attack swaps in (or test words) that training never saw keep their meaning instead of
-# becoming [UNK] (what it gave on the MR test split: docs/methods.md §10.1).
+# becoming [UNK] (what it gave on the MR test split: docs/design/victims.md).
 EXTRA_GLOVE_WORDS = 30000
 
-# Certified training (docs/methods.md §1.7): the schedule of ``models.ibp.objective.IBPSchedule`` (1 clean
+# Certified training (docs/design/certified.md): the schedule of ``models.ibp.objective.IBPSchedule`` (1 clean
 # epoch, then kappa 0 -> 0.8 and eps 0 -> 1 over 10 epochs, then full strength; the bag of words trains to
 # eps 2, see ``ibp_training``), and two changes to the base models without which the training collapses to a
-# constant classifier on MR (measured in §1.7):
+# constant classifier on MR (measured in docs/design/certified.md):
 # Jia et al.'s word layer (Linear -> ReLU on each word vector) and word vectors trained from GloVe.
 IBP_TRAINING = {
     "epochs": 20,
@@ -28,7 +28,7 @@ IBP_TRAINING = {
 # The certified CNN's optimiser decays its weights (Adam's L2 term, 1e-3): at the same box it certifies 10 points
 # more of MR's test sentences than without (53.4 against 43.3 %; three seeds 50.9-53.4, on another machine
 # 49.3-53.6) for 2-3 points of accuracy; a larger training box alone (eps 1.5-2) cost more accuracy for less
-# (docs/methods.md §1.7).
+# (docs/design/certified.md).
 CNN_IBP_WEIGHT_DECAY = 1e-3
 
 
@@ -36,7 +36,7 @@ def ibp_training(eps):
     """:data:`IBP_TRAINING` with the boxes of training scaled by ``eps`` (certificates are always for the
     box itself, ``eps = 1``): training on a box larger than the one certified certifies more sentences
     (Gowal et al. 2018 train image models at a larger radius than they verify for the same reason). Measured
-    per architecture in docs/methods.md §1.7: adopted for the bag of words; the CNN certifies more for less accuracy
+    per architecture in docs/design/certified.md: adopted for the bag of words; the CNN certifies more for less accuracy
     with a weight decay instead (:data:`CNN_IBP_WEIGHT_DECAY`), and the LSTM (not tried) already certifies more than
     half of MR's test sentences."""
     return {**IBP_TRAINING, "ibp": {**IBP_TRAINING["ibp"], "eps": eps}}
@@ -73,7 +73,7 @@ VICTIMS = {
             {"arch": "bow", "dropout": 0.2, "extra_glove_words": EXTRA_GLOVE_WORDS},
         ),
         VictimSpec("mr-minilm", "minilm", "all-MiniLM-L6-v2 fine-tuned on MR (2 epochs)", {}),
-        # Certified (IBP) training of the same architectures (Jia et al. 2019; docs/methods.md §1.7)
+        # Certified (IBP) training of the same architectures (Jia et al. 2019; docs/design/certified.md)
         VictimSpec(
             "mr-cnn-ibp",
             "word",

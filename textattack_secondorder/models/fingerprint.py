@@ -1,4 +1,5 @@
-"""A digest naming a model's weights and vocabulary: the model part of every content key (docs/methods.md §2.3, §7).
+"""A digest naming a model's weights and vocabulary: the model part of every content key (docs/design/single-word.md,
+docs/design/sharding.md).
 
 The wrapper's class, every tensor of its ``model.state_dict()`` (name, dtype, shape, bytes)
 and the tokenizer's vocabulary; retraining, another checkpoint or another vocabulary gives

@@ -1,4 +1,4 @@
-"""One probe call on a victim before the long work starts (docs/methods.md §6).
+"""One probe call on a victim before the long work starts (docs/design/hostile-input.md).
 
 A model wrapper that returns NaN, the wrong number of rows or of columns, or raises,
 would otherwise fail deep inside an attack or an evaluation, or silently give wrong
@@ -118,7 +118,7 @@ def probe_model(model_wrapper, texts=(), name=None):
 
 
 def screen_rows(examples, model=None, labelled=True, indexed=False, duplicates=True):
-    """Probe the victim once, then drop the rows that cannot be used (docs/methods.md §6) and say so.
+    """Probe the victim once, then drop the rows that cannot be used (docs/design/hostile-input.md) and say so.
 
     Returns ``(good [(text, label)], skipped [(row, text, label, reason)])`` (``indexed``: good as
     ``[(row, text, label)]``); a victim with unusable outputs raises ``ModelProbeError`` (one line,

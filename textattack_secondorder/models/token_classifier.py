@@ -1,7 +1,7 @@
 """Token-level view of a classifier: ids in, probabilities out, gradients at masked positions.
 
 Used by flip capability κ/ρ (EUBA needs gradients w.r.t. a masked position's embedding,
-docs/methods.md §2.2), SP-Defense's gradient augmentation and defense training. Works
+docs/design/single-word.md), SP-Defense's gradient augmentation and defense training. Works
 for Hugging Face classifiers and the package's word-level victims: anything with
 ``get_input_embeddings()`` that accepts ``inputs_embeds``.
 """
@@ -35,7 +35,7 @@ class TokenClassifier:
 
     Forwards without gradients (:meth:`predict`, :meth:`predict_labels`) of a transformer on the CPU go through
     onnxruntime as :class:`~.wrappers.SOModelWrapper`'s do (:func:`~.onnx_forward.onnx_forward_for`,
-    docs/methods.md §9.6); gradients stay in torch.
+    docs/design/speed.md); gradients stay in torch.
     """
 
     def __init__(self, model, tokenizer, device=None, batch_size=256, max_length=128):

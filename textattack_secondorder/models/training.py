@@ -3,7 +3,7 @@
 Everything is seeded (``torch.manual_seed`` and a seeded batch order drawn on the CPU, so the batches
 are the same on every device) and shows a tqdm progress bar. ``device`` (default: TextAttack's rule,
 CUDA when there is one; ``train-victims --device``) holds the model, every batch and the gradients
-(how long each victim takes on a CPU and on a GPU: docs/methods.md §10.1).
+(how long each victim takes on a CPU and on a GPU: docs/design/victims.md).
 MiniLM is loaded in float32 whatever precision its checkpoint has.
 """
 
@@ -143,7 +143,7 @@ def train_word_model(
     ``pool`` (CNN only) is ``"max"`` (default) or ``"mean"`` over positions.
     ``objective`` (default: plain cross-entropy, the epoch picked by dev accuracy) changes the loss of each
     batch and the score that picks the epoch: :class:`~.ibp.objective.IBPObjective` for certified training
-    (docs/methods.md §1.7).
+    (docs/design/certified.md).
 
     Returns ``(model, tokenizer, metrics)``; ``metrics`` has ``test_accuracy``
     (if ``test``), ``dev_accuracy``, ``best_epoch``, ``train_seconds``, ``vocab_size``.

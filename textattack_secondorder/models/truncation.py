@@ -1,4 +1,4 @@
-"""Cut a text the way the victim truncates it, at a word boundary (docs/methods.md §6).
+"""Cut a text the way the victim truncates it, at a word boundary (docs/design/hostile-input.md).
 
 A victim whose tokenizer truncates at ``max_length`` tokens never sees the words after
 the limit, so attacking them wastes queries and reports perturbations that cannot

@@ -13,9 +13,9 @@ mr-lstm-ibp  mr-lstm's architecture, certified (IBP) training
 ===========  ==========================================================
 
 Their MR test accuracy (80/20 split, seed 0) is in each victim's ``metrics.json`` (for the ``-ibp``
-victims also the certified accuracy); the figures when they were added: docs/methods.md §10.1. The
+victims also the certified accuracy); the figures when they were added: docs/design/victims.md. The
 ``-ibp`` victims are trained with interval bound propagation against every combination of synonym
-swaps (Jia et al. 2019; docs/methods.md §1.7).
+swaps (Jia et al. 2019; docs/design/certified.md).
 
 The three word models are the base models of Zhang et al. 2021 (Double
 Perturbation, NAACL): "GloVe + one hidden layer of 100". Each victim is a
@@ -73,7 +73,7 @@ def stale_reason(name):
     """Why the cached victim ``name`` no longer matches the package's settings for it, in words; ``None``
     when it does. A certified victim records its IBP schedule (and a weight decay) in ``metrics.json``; one
     trained by an older version of the package with other settings is not the victim the docs describe
-    (docs/methods.md §1.7)."""
+    (docs/design/certified.md)."""
     spec = _spec(name).train_kwargs
     want = spec.get("ibp")
     if want is None:
@@ -81,7 +81,8 @@ def stale_reason(name):
     metrics = read_metrics(name)
     have = metrics.get("ibp", {})
     changed = {k: (have.get(k), v) for k, v in want.items() if have.get(k) != v}
-    # the optimiser's weight decay is part of the recipe too (§1.7); metrics.json names it only when it is not 0
+    # the optimiser's weight decay is part of the recipe too (docs/design/certified.md); metrics.json names it only when
+    # it is not 0
     decay = (metrics.get("weight_decay", 0.0), spec.get("weight_decay", 0.0))
     if decay[0] != decay[1]:
         changed["weight_decay"] = decay
@@ -114,7 +115,7 @@ def _load_data(spec, data):
 def name_classes(model, spec):
     """Give a victim's config the label names of its data set (MR: negative, positive) where it has only
     the generic ``LABEL_0``, ``LABEL_1`` (the word victims were saved so), so that data labelled by name
-    reads the same on every victim (docs/methods.md §6)."""
+    reads the same on every victim (docs/design/hostile-input.md)."""
     config = model.config
     generic = {i: f"LABEL_{i}" for i in range(config.num_labels)}
     if spec.dataset == "mr" and config.num_labels == len(LABEL_NAMES) and dict(config.id2label) == generic:
@@ -150,7 +151,7 @@ def train_victim(name, force=False, data=None, seed=0, progress=True, device=Non
         kwargs.update(overrides)
         arch = kwargs.pop("arch")
         ibp = kwargs.pop("ibp", None)
-        if ibp is not None:  # certified training (docs/methods.md §1.7)
+        if ibp is not None:  # certified training (docs/design/certified.md)
             kwargs["objective"] = IBPObjective(schedule=ibp)
         model, tokenizer, metrics = training.train_word_model(
             arch, train, test, seed=seed, progress=progress, device=device, **kwargs

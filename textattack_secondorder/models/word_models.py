@@ -9,7 +9,7 @@ word vectors are GloVe and which have "one hidden layer of 100" units. Here:
 * ``so-word-cnn``:  Conv1d(50, 100, width 3) -> ReLU -> max over positions -> Linear(100, 2)
 * ``so-word-lstm``: LSTM(50 -> 100) -> hidden state at the last real token -> Linear(100, 2)
 
-With ``word_layer=True`` (the certified victims, docs/methods.md §1.7) every word vector first goes through
+With ``word_layer=True`` (the certified victims, docs/design/certified.md) every word vector first goes through
 Linear(50, 100) -> ReLU on its own, and the layers above read those 100 numbers per word: the word-vector
 layer of Jia et al. (2019)'s certified models, which lets interval bounds stay narrow (a unit that is off
 for a word and all its neighbours contributes nothing to the box).

@@ -9,9 +9,9 @@ the model's device, and computes gradients in eval mode.
 :func:`fast_model_wrapper` is the one place that swaps TextAttack's wrapper for this one: our recipes'
 ``build`` calls it on the wrapper they are given (:class:`~..attack_recipes.recipe.SORecipe`), so a model
 given as ``--model-from-huggingface``, ``--model DIR``, ``--model-from-file`` or from Python is queried
-padded per batch (docs/methods.md §9.4: same logits, 46× fewer padded positions on a 13-word sentence).
+padded per batch (docs/design/speed.md: same logits, 46× fewer padded positions on a 13-word sentence).
 On the CPU its forwards without gradients go through onnxruntime where it is installed (:mod:`.onnx_forward`,
-docs/methods.md §9.6: 2.2× faster on MiniLM, logits within 1e-5 of torch).
+docs/design/speed.md: 2.2× faster on MiniLM, logits within 1e-5 of torch).
 """
 
 import logging
@@ -215,7 +215,7 @@ def fast_model_wrapper(model_wrapper, who="this attack"):
 def transformer_on_cpu(model_wrapper):
     """True when ``model_wrapper`` queries a transformer (a Hugging Face model other than this package's word
     models) and TextAttack's device is the CPU: a forward there costs milliseconds a text, more than the
-    part-of-speech tagger's look at it (so-beam's ``neighbor_pos_first='auto'``; docs/methods.md §9.5). On a GPU,
+    part-of-speech tagger's look at it (so-beam's ``neighbor_pos_first='auto'``; docs/design/speed.md). On a GPU,
     or for a word model, the forward is the cheaper of the two."""
     model = getattr(model_wrapper, "model", None)
     if not isinstance(model, PreTrainedModel) or is_word_model(model):

@@ -3,14 +3,14 @@
 * ``CSVLogger``: a result whose ``perturbed_result`` has ``log_fields()`` (ours:
   patch pair, x̃0, x̃0 ⊕ p, both predictions, perturbed words, seconds) adds
   those columns to the row; a result of a guarded recipe adds ``skip_reason`` and
-  ``input_note`` (docs/methods.md §6). Other results log exactly as before.
+  ``input_note`` (docs/design/hostile-input.md). Other results log exactly as before.
 * ``Attacker.attack_dataset``: an attack with a ``summary_metrics`` dict (our
   recipes set it) adds those rows to the summary table, as ``AttackArgs(metrics=...)``
   would; TextAttack's command line has no flag for that. For a guarded attack
   (``GuardedAttack``, attack_recipes/input_guard.py) it also resets the guard's duplicate
   check and reads rows so that one that cannot be read is skipped with the reason instead of
   ending the run.
-* Weak spots (docs/methods.md §6): ``AttackResult.diff_color`` falls back to plain text when
+* Weak spots (docs/design/hostile-input.md): ``AttackResult.diff_color`` falls back to plain text when
   ``langdetect`` finds no letters (it raised ``LangDetectException`` and lost the whole CSV
   log); the summary's average queries and perturbed-word % are 0 instead of NaN with a
   "Mean of empty slice" warning when every row was skipped or nothing succeeded.
@@ -36,7 +36,7 @@
 * A user's model and data (``ModelArgs``, ``DatasetArgs``, :mod:`.user_args`): demo victims by name
   (``mr-cnn``, ``mr-cnn-ibp``, ...: ``models/catalogue.py``), one line for a model that cannot be loaded,
   opt-in per-batch padding for TextAttack's own recipes, and ``--dataset-from-file reviews.csv``; label
-  names are matched to the victim's ``id2label`` when the attack starts (docs/methods.md §6); ``augment``
+  names are matched to the victim's ``id2label`` when the attack starts (docs/design/hostile-input.md); ``augment``
   checks its input file and column first (one line, exit code 2), and with one of our recipes reads and
   writes the CSV losslessly (:mod:`~..augmentation.csv_file`; TextAttack's own loses a row after an empty
   text ``""``).
@@ -241,7 +241,7 @@ def _extend_checkpoint_save():
         def save(self, quiet=False):
             # TextAttack pickles straight into ``<time>.ta.chkpt``: a run killed while saving leaves half a
             # checkpoint, which ``attack-resume --checkpoint-file latest`` then picks. Same file name, written
-            # under a temporary name and renamed into place (docs/methods.md §6).
+            # under a temporary name and renamed into place (docs/design/hostile-input.md).
 
             path = os.path.join(self.attack_args.checkpoint_dir, f"{int(self.time * 1000)}.ta.chkpt")
             if not quiet:
@@ -363,7 +363,7 @@ def _extend_validators():
 
 
 SECOND_ORDER_ROWS = {
-    # TextAttack's row → the row of a second-order run (README: "What the summary rows mean")
+    # TextAttack's row → the row of a second-order run (docs/getting-started.md)
     "Accuracy under attack:": "No vulnerable example found:",
 }
 

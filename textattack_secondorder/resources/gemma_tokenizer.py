@@ -1,5 +1,5 @@
 """Gemma's tokenizer files written from the GGUF vocabulary, as transformers' GGUF conversion writes them
-(docs/methods.md §5.6).
+(docs/design/offline-resources.md).
 
 transformers builds the same tokenizer from a GGUF file (``AutoTokenizer.from_pretrained(..., gguf_file=...)``)
 but parses all metadata with the ``gguf`` package first, about half of the old one-off set-up. This writes its

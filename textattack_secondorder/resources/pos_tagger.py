@@ -1,9 +1,9 @@
 """Part-of-speech tags of TextAttack's words, from a spaCy pipeline (the ``pos_tagger`` slot).
 
-The in-context patch rule (docs/methods.md §1.2) reads the Penn Treebank tag a patch word has in
+The in-context patch rule (docs/design/patch-rules.md) reads the Penn Treebank tag a patch word has in
 its sentence. spaCy tokenises differently from TextAttack (``there's`` is two spaCy tokens, one
 TextAttack word), so each TextAttack word takes the tag of the spaCy token that overlaps its first
-character. Only the tagger runs (its speed and loading time: docs/methods.md §10.2); tags of a text are
+character. Only the tagger runs (its speed and loading time: docs/design/offline-resources.md); tags of a text are
 cached, since the goal function asks for the same sentence again when it checks a vulnerable example.
 """
 
@@ -40,7 +40,7 @@ class PosTagger:
 
     @classmethod
     def shared(cls, name):
-        """One tagger per pipeline name and process (loading it takes seconds: docs/methods.md §10.2)."""
+        """One tagger per pipeline name and process (loading it takes seconds: docs/design/offline-resources.md)."""
         with cls._LOCK:
             if name not in cls._SHARED:
                 cls._SHARED[name] = cls(name)

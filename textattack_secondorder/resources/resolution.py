@@ -1,4 +1,4 @@
-"""The one decision of what fills a slot, without loading anything (docs/methods.md §5.1).
+"""The one decision of what fills a slot, without loading anything (docs/design/offline-resources.md).
 
 Order for every slot: the explicit argument, then the slot's environment variable, then
 the default. The default is the papers' choice when it can be had (the Hugging Face hub

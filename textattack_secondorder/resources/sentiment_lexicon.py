@@ -2,7 +2,7 @@
 
 ``vaderSentiment`` (MIT) ships its lexicon as a text file of ``word<TAB>valence<TAB>...`` lines, valences from -4
 (most negative) to +4, 7,500 entries rated by people out of context. Nothing here imports torch or TextAttack.
-What it is used for, and what it was measured to tell: docs/methods.md §2.5.
+What it is used for, and what it was measured to tell: docs/design/single-word.md.
 """
 
 import functools

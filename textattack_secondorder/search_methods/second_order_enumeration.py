@@ -1,4 +1,4 @@
-"""SO-Enum's search (Zhang et al. 2021, §3.2; docs/methods.md §1.4): the neighbourhood, closest first."""
+"""SO-Enum's search (Zhang et al. 2021, §3.2; docs/design/search.md): the neighbourhood, closest first."""
 
 from .neighborhood_search import SUCCEEDED, NeighborhoodSearch
 

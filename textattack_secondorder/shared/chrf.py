@@ -1,6 +1,6 @@
 """Sentence chrF (Popović 2015) as Michel et al. (NAACL 2019) use it: sacrebleu's defaults, scaled to [0, 1].
 
-The one chrF of the package, used by the meaning-preservation evaluation (docs/methods.md §3),
+The one chrF of the package, used by the meaning-preservation evaluation (docs/design/meaning.md),
 the ``chrf`` constraint and the mean-chrF summary metric.
 """
 

@@ -20,7 +20,7 @@ def resolve_device(device=None):
 def native_bfloat16(device=None):
     """Whether ``device`` computes in bfloat16 at full speed: a CUDA device that supports it, or a CPU whose oneDNN
     kernels do (AVX-512 and later). On an AVX2-only CPU bfloat16 arithmetic is emulated: Gemma-3-270M's scores took
-    4.5x the CPU time of float32 there (docs/methods.md §5.6)."""
+    4.5x the CPU time of float32 there (docs/design/offline-resources.md)."""
     device = resolve_device(device)
     if device.type == "cuda":
         return bool(torch.cuda.is_bf16_supported())

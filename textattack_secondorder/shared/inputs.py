@@ -1,4 +1,4 @@
-"""Checks of one input row (text, label) before an attack or an evaluation touches it (docs/methods.md §6).
+"""Checks of one input row (text, label) before an attack or an evaluation touches it (docs/design/hostile-input.md).
 
 Used by the recipes' input guard (:mod:`~textattack_secondorder.attack_recipes.input_guard`)
 and by the long ``textattack-so`` commands, so that a row is judged the same way everywhere:
@@ -50,7 +50,7 @@ def _codepoints(chars, limit=3):
 
 
 def bad_text_reason(text):
-    """Why ``text`` cannot be attacked or evaluated, or ``None`` when it can (docs/methods.md §6).
+    """Why ``text`` cannot be attacked or evaluated, or ``None`` when it can (docs/design/hostile-input.md).
 
     Too long texts are not bad: the victim truncates them (see
     :func:`textattack_secondorder.models.truncation.truncate_for_model`).
@@ -87,7 +87,7 @@ def bad_columns_reason(columns):
 
 
 def label_reason(label, num_classes=None, label_names=None):
-    """``(class number, None)`` for a usable label, else ``(None, reason)`` (docs/methods.md §6).
+    """``(class number, None)`` for a usable label, else ``(None, reason)`` (docs/design/hostile-input.md).
 
     The one place that turns a label of the user's data into a class number: every reader of
     labelled data (the commands, the recipes' input guard, the stock CLI's CSV dataset, the gate)
@@ -140,7 +140,7 @@ def label_reason(label, num_classes=None, label_names=None):
 
 
 class RowScreen:
-    """Judge rows one after the other: text, label and duplicates (docs/methods.md §6).
+    """Judge rows one after the other: text, label and duplicates (docs/design/hostile-input.md).
 
     ``check(text, label)`` returns ``(label, reason)``: the label as a class number and
     ``None`` for a good row, or a reason to skip it. A row is a duplicate when an earlier

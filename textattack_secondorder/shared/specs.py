@@ -19,7 +19,7 @@ DATASET_SPEC_HELP = "texts: 'mr' (movie-review sentences), a CSV file (see --tex
 #: :func:`~textattack_secondorder.shared.device.torch_dtype` turns a name into the torch dtype
 DTYPES = ("float32", "bfloat16", "float16")
 
-#: the cluster flags and ``[run]`` keys (``--shards``, ``[run] shards``; docs/methods.md §7) -> the
+#: the cluster flags and ``[run]`` keys (``--shards``, ``[run] shards``; docs/design/sharding.md) -> the
 #: :class:`~textattack_secondorder.distributed.ClusterOptions` field each one sets
 CLUSTER_FLAGS = {
     "ray": "ray",

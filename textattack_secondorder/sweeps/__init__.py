@@ -1,4 +1,5 @@
-"""Attack sweeps over models × recipes × one dataset, sharded and resumable, on Ray if asked (docs/methods.md §7)."""
+"""Attack sweeps over models × recipes × one dataset, sharded and resumable, on Ray if asked
+(docs/design/sharding.md)."""
 
 from .sweep import cell_name, run_attack_sweep, sweep_shards
 from .task import SweepTask, adversarial_task

@@ -2,7 +2,7 @@
 
 Work items are the examples of each cell; a shard holds up to ``shard_size`` consecutive
 examples of one cell and is keyed by the model spec (and the files behind it), the recipe,
-the seed, the query budget and its examples (docs/methods.md §7). Finished shards are saved
+the seed, the query budget and its examples (docs/design/sharding.md). Finished shards are saved
 as they arrive; the merge concatenates each cell's shards in dataset order and recomputes the
 summary from the merged rows (:mod:`.merge`).
 """

@@ -1,4 +1,4 @@
-"""The work of one attack-sweep shard: some examples of one (model, recipe) cell (docs/methods.md §7).
+"""The work of one attack-sweep shard: some examples of one (model, recipe) cell (docs/design/sharding.md).
 
 A worker keeps the models it has loaded (at most :data:`MODELS_KEPT`, least recently used
 out first) and the attacks built on them, so a model is loaded once per worker and reused

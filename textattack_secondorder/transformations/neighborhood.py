@@ -1,4 +1,4 @@
-"""Natural neighbourhood of a sentence (Zhang et al. 2021, Algorithm 1; docs/methods.md §1.1).
+"""Natural neighbourhood of a sentence (Zhang et al. 2021, Algorithm 1; docs/design/neighbours.md).
 
 ``Neighbor_1(x)``: for each word position ``i`` (patch-word positions excluded
 by a pre-transformation constraint), mask word ``i``, ask the masked-LM slot

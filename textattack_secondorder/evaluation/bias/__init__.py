@@ -1,4 +1,4 @@
-"""Counterfactual token bias ``B_{p,k}`` over natural neighbourhoods (docs/methods.md §1.6; Zhang et al. 2021, §4).
+"""Counterfactual token bias ``B_{p,k}`` over natural neighbourhoods (docs/design/bias.md; Zhang et al. 2021, §4).
 
 * :mod:`.pairs` — protected pairs, the gendered-word blacklist, pronoun neutralization;
 * :mod:`.computation` — :class:`CounterfactualBias` (neighbourhoods, differences, resume, sharded

@@ -1,4 +1,4 @@
-"""Counterfactual token bias over natural neighbourhoods (docs/methods.md §1.6; Zhang et al. 2021, §4).
+"""Counterfactual token bias over natural neighbourhoods (docs/design/bias.md; Zhang et al. 2021, §4).
 
 For a protected pair ``p = (p1, p2)`` (he/she, gay/straight, ...), the source set
 ``X_p`` holds the test sentences in which ``p1`` (or ``p2``: both directions, so
@@ -19,7 +19,7 @@ complexity", §4.2.1): of all (sentence of level ``k - 1``, word position) slots
 rule, and the resulting sentences are sampled down to ``sample_size`` (default 2,000); the
 sizes are reported. Drawing slots rather than whole sentences spreads the sample over many
 contexts for the same masked-LM cost. Levels 0 and 1 are never
-sampled, so their ``B_{p,k}`` do not depend on these settings (docs/methods.md §9 has
+sampled, so their ``B_{p,k}`` do not depend on these settings (docs/design/speed.md has
 the time and the spread that sampling adds).
 
 Filtered test set (paper §4.2): with ``filter_epsilon`` only sources whose naive (k = 0)
@@ -28,7 +28,7 @@ difference is within ±ε seed the neighbourhoods, to show bias the test set hid
 Results: :class:`~.result.BiasReport` with a table (B, bootstrap interval, counts per pair
 and k), per-sentence differences, and ``save(out_dir)`` writing CSV/JSON/PNG.
 Runs resume: each finished pair is saved under ``out_dir/parts`` and reused; with
-``--ray`` the pairs run on a cluster (:class:`BiasTask`, docs/methods.md §7).
+``--ray`` the pairs run on a cluster (:class:`BiasTask`, docs/design/sharding.md).
 """
 
 import random
@@ -225,7 +225,7 @@ class CounterfactualBias:
     def run(self, texts, pairs, out_dir=None, options=None, model_spec=None, masked_lm=None, device=None):
         """Measure every pair; finished pairs are saved under ``out_dir/parts`` and reused (resume).
 
-        Each pair is one shard (docs/methods.md §7), keyed by the model, the settings, the texts
+        Each pair is one shard (docs/design/sharding.md), keyed by the model, the settings, the texts
         and the pair. ``options`` (:class:`~...distributed.ClusterOptions`) with ``--ray`` runs the
         pairs on Ray actors (:class:`BiasTask`), each loading ``model_spec`` (a ``--model``
         form, or a picklable model; default: this model) and the masked LM ``masked_lm`` (a slot

@@ -1,4 +1,4 @@
-"""Protected pairs and gendered words for the counterfactual token bias (docs/methods.md §1.6).
+"""Protected pairs and gendered words for the counterfactual token bias (docs/design/bias.md).
 
 The pair groups (gender, nationality, religion, sexual_orientation) and the gendered-word
 blacklist ship as JSON files in the package's ``data/`` folder. :func:`parse_pairs` turns a

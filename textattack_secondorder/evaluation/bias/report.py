@@ -1,4 +1,4 @@
-"""Plots of a counterfactual-bias report (docs/methods.md §1.6).
+"""Plots of a counterfactual-bias report (docs/design/bias.md).
 
 ``hist_k.png``: histogram of the per-sentence differences for each k;
 ``bias_vs_k.png``: ``B_{p,k}`` with its bootstrap interval against k, one line per pair.

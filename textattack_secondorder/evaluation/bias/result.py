@@ -1,4 +1,4 @@
-"""Results of the counterfactual token bias ``B_{p,k}`` (docs/methods.md §1.6; Zhang et al. 2021, §4, Eq. 5).
+"""Results of the counterfactual token bias ``B_{p,k}`` (docs/design/bias.md; Zhang et al. 2021, §4, Eq. 5).
 
 ``B_{p,k} = mean over x in Neighbor_k(X_p) of [f_soft(x ⊕ p) - f_soft(x)]`` on the
 chosen class's probability. ``B > 0``: the model prefers ``p2``.

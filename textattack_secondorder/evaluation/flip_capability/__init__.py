@@ -1,4 +1,4 @@
-"""Single-word flip capability κ and robustness ρ (docs/methods.md §2.1; EUBA §2.2).
+"""Single-word flip capability κ and robustness ρ (docs/design/single-word.md: EUBA).
 
 * :mod:`.computation` — EUBA and brute-force flips for one sentence, :class:`KappaSetup`;
 * :mod:`.sharded` — :func:`compute_flip_capability`, the one (sharded, resumable, optionally Ray) run;

@@ -1,4 +1,4 @@
-"""κ computed once per (model, κ data, settings) and kept in the package cache (docs/methods.md §2.3).
+"""κ computed once per (model, κ data, settings) and kept in the package cache (docs/design/single-word.md).
 
 SP-Attack without ``kappa=`` needs κ of the victim before its first attack. Running EUBA
 over 1,000 training sentences on every run is slow, so the result is kept and reused. The

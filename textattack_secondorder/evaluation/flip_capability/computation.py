@@ -1,4 +1,4 @@
-"""Single-word flip capability κ and robustness ρ: EUBA and brute force (Xu et al.; docs/methods.md §2.1–2.2).
+"""Single-word flip capability κ and robustness ρ: EUBA and brute force (Xu et al.; docs/design/single-word.md).
 
 ``D+`` are the examples the classifier gets right; ``S(x, w)`` the sentences made
 by putting word ``w`` at one position of ``x``. ``A[i, w] = 1`` when some sentence
@@ -9,7 +9,7 @@ of ``S(x_i, w)`` is misclassified.
 
 ``ρ`` on a training sample, ``ρ*`` on the test set. Two ways to get ``A``:
 
-* **EUBA** (docs/methods.md §2.2; paper §3, Algorithm 1): for each sentence, the ``l``
+* **EUBA** (docs/design/single-word.md; paper §3, Algorithm 1): for each sentence, the ``l``
   masked copies go through the model in one batched forward/backward, giving
   ``log f(y|s_k)`` and the gradient ``g_k`` w.r.t. the mask embedding at ``k``; the
   first-order estimate ``u_w^(k) = <g_k, e_w − e_mask> + log f(y|s_k)`` (Eq. 3) for
@@ -59,7 +59,7 @@ def _verify(clf, base, positions, tokens):
 
 
 def _walk(block_words, flipped, success, fails, limit):
-    """The sequential early-stop rule over one verified block, vectorised (docs/methods.md §2.2).
+    """The sequential early-stop rule over one verified block, vectorised (docs/design/single-word.md).
 
     In order, a candidate whose word already flipped the sentence is skipped (not a query); a flip marks
     its word and resets the failure count; ``limit`` failures in a row stop the search. ``success`` is
@@ -173,7 +173,7 @@ class KappaSetup:
             self.vocab_ids, self.words = augmentation_vocabulary(self.clf, load_examples(vocab_from, "train"))
         if vocab_limit:
             self.vocab_ids, self.words = self.vocab_ids[:vocab_limit], self.words[:vocab_limit]
-        E = self.clf.embedding_matrix().double()  # on the model's device, float64 (docs/methods.md §2.2)
+        E = self.clf.embedding_matrix().double()  # on the model's device, float64 (docs/design/single-word.md)
         vocab = torch.as_tensor(self.vocab_ids, dtype=torch.long, device=E.device)
         self.emb_v_minus_mask = E[vocab] - E[self.clf.mask_id]
 
@@ -187,7 +187,7 @@ class KappaSetup:
 
         Only ``D+`` counts. EUBA's phase 2 orders words by the counts of ``metric`` so far, so
         with a bounded ``m`` the result depends on which sentences came before in the same
-        metric (docs/methods.md §7: a shard starts from zero counts).
+        metric (docs/design/sharding.md: a shard starts from zero counts).
         ``after_example(i, metric)`` is called after each example (checkpoints).
         """
         metric = metric if metric is not None else self.new_metric(examples)

@@ -1,4 +1,4 @@
-"""Report of flip capability κ / robustness ρ: the κ histogram (docs/methods.md §2.1)."""
+"""Report of flip capability κ / robustness ρ: the κ histogram (docs/design/single-word.md)."""
 
 from matplotlib.figure import Figure
 

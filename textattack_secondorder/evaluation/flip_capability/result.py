@@ -1,4 +1,4 @@
-"""Result objects of flip capability κ and robustness ρ (docs/methods.md §2.1).
+"""Result objects of flip capability κ and robustness ρ (docs/design/single-word.md).
 
 :class:`FlipCapability` accumulates ``count[w, c]`` (sentences of class ``c`` flipped
 by word ``w``) over ``D+``; :class:`FlipCapabilityResult` carries κ, ρ and the

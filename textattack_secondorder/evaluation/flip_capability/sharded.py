@@ -1,4 +1,5 @@
-"""κ and ρ over a data set: the one way to run them, sharded and resumable, here or on Ray (docs/methods.md §2.1, §7).
+"""κ and ρ over a data set: the one way to run them, sharded and resumable, here or on Ray (docs/design/single-word.md,
+docs/design/sharding.md).
 
 The examples are cut into contiguous shards (:func:`~...distributed.make_shards`; one shard
 unless ``--shards N`` or ``--ray``); each shard's counts ``count[w, c]``, ``|D+|``, queries and
@@ -38,7 +39,7 @@ class KappaTask:
     """The picklable κ work of one shard: load the model once per worker, count a shard's flips.
 
     ``resumable``: :meth:`run` continues from the progress it saved (``saved``) and saves its
-    progress through ``save`` at most every ``checkpoint_seconds`` (docs/methods.md §7).
+    progress through ``save`` at most every ``checkpoint_seconds`` (docs/design/sharding.md).
     """
 
     resumable = True

@@ -1,4 +1,4 @@
-"""Meaning preservation of adversarial perturbations: chrF, RDchrF and the success rule (docs/methods.md §3).
+"""Meaning preservation of adversarial perturbations: chrF, RDchrF and the success rule (docs/design/meaning.md).
 
 * :mod:`.chrf` — the scores (``s_src``, ``d_tgt``, RDchrF) and the success rule (Michel et al., Eq. 1–2);
 * :mod:`.computation` — per-example rows for classifiers and seq2seq models;

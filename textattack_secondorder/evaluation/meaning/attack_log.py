@@ -1,4 +1,4 @@
-"""Reader of TextAttack's CSV attack logs for the meaning-preservation evaluation (docs/methods.md §3)."""
+"""Reader of TextAttack's CSV attack logs for the meaning-preservation evaluation (docs/design/meaning.md)."""
 
 import logging
 import re
@@ -26,7 +26,7 @@ def read_attack_log(path, result_types=("Successful", "Failed", "Maximized"), sk
         result_types: rows kept by ``result_type`` (``None`` keeps all). Skipped rows
             (the model was already wrong) are left out by default: they were not attacked.
         skipped: a list that receives ``{"index", "result_type", "skip_reason"}`` of the rows the
-            recipes' input guard skipped for bad input (docs/methods.md §6): they are always left out.
+            recipes' input guard skipped for bad input (docs/design/hostile-input.md): they are always left out.
     Returns:
         list of dicts with ``index`` (row in the log), ``result_type``, ``original_text``,
         ``perturbed_text``, ``original_output``, ``perturbed_output``, ``ground_truth_output``.

@@ -1,4 +1,4 @@
-"""chrF scores and the success rule of meaning preservation (Michel et al., NAACL 2019; docs/methods.md §3).
+"""chrF scores and the success rule of meaning preservation (Michel et al., NAACL 2019; docs/design/meaning.md).
 
 An adversarial perturbation ``x -> x̂`` of a model ``M`` is judged on both sides:
 

@@ -1,4 +1,4 @@
-"""Per-example meaning-preservation rows for classifiers and seq2seq models (docs/methods.md §3).
+"""Per-example meaning-preservation rows for classifiers and seq2seq models (docs/design/meaning.md).
 
 Each row holds ``s_src``, both ``s_tgt`` scores, ``d_tgt`` and the success flag of
 Michel et al. (Eq. 1–2); unlike TEAPOT the per-example rows are kept.
@@ -54,7 +54,7 @@ def evaluate_seq2seq(sources, adversarial_sources, outputs, adversarial_outputs,
     """Per-example rows for a sequence-to-sequence model (``s_tgt`` = chrF, so ``d_tgt`` = RDchrF).
 
     All five arguments are equally long lists of sentences: ``x``, ``x̂``, ``y_M``, ``ŷ_M``, ``y``.
-    A source ``x`` that is no sentence (docs/methods.md §6: empty, whitespace, control characters,
+    A source ``x`` that is no sentence (docs/design/hostile-input.md: empty, whitespace, control characters,
     no letters or digits, ...) is not scored: ``skipped`` (a list) receives ``{"index", "skip_reason"}``.
     """
     lists = [list(sources), list(adversarial_sources), list(outputs), list(adversarial_outputs), list(references)]

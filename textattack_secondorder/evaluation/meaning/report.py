@@ -1,4 +1,4 @@
-"""Printed report of a meaning-preservation summary, in TEAPOT's format (docs/methods.md §3)."""
+"""Printed report of a meaning-preservation summary, in TEAPOT's format (docs/design/meaning.md)."""
 
 
 def format_summary(s, target_name="RDchrF"):

@@ -1,4 +1,4 @@
-"""Summary of per-example meaning-preservation rows, as TEAPOT reports it (docs/methods.md §3).
+"""Summary of per-example meaning-preservation rows, as TEAPOT reports it (docs/design/meaning.md).
 
 Mean, population std, 5–95 % range of each score, and the success percentage.
 """

@@ -1,4 +1,4 @@
-"""Robustness index over perturbed copies of an evaluation set (FlagEval; docs/methods.md §4).
+"""Robustness index over perturbed copies of an evaluation set (FlagEval; docs/design/meaning.md).
 
 FlagEval perturbs an evaluation set at several levels and measures the model's
 accuracy on each perturbed set ``dist_1 .. dist_T``:
@@ -14,7 +14,7 @@ accuracy on each perturbed set ``dist_1 .. dist_T``:
   model or a surrogate (:class:`AdversarialPerturbation`, :mod:`.adversarial`).
 
 ``RB = (1/T) Σ_i (Acc_org − Acc_dist_i) / Acc_org`` (:func:`robustness_index`,
-:mod:`.computation`), next to each set's mean source-side chrF (docs/methods.md §3).
+:mod:`.computation`), next to each set's mean source-side chrF (docs/design/meaning.md).
 :func:`run_robustness` ties it together; :func:`write_report` (:mod:`.report`) writes a
 CSV, a JSON, the perturbed sets (:mod:`.sets`, reusable with :func:`load_sets`) and one
 self-contained HTML page from ``templates/report.html``.

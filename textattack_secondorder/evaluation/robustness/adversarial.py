@@ -1,9 +1,9 @@
-"""Adversarial level (FlagEval "Adv"): the successful adversarial texts of an attack (docs/methods.md §4).
+"""Adversarial level (FlagEval "Adv"): the successful adversarial texts of an attack (docs/design/meaning.md).
 
 The attack and the task that runs it are built by the caller
 (``attack_recipes.build.build_attack(recipe, model_wrapper)`` turns a recipe name into a TextAttack
 ``Attack``; ``sweeps.task.adversarial_task(attack, ...)`` is the attack sweep's task for it). The texts
-are attacked shard by shard (docs/methods.md §7) with that task, so ``--shards`` / ``--ray`` spread this
+are attacked shard by shard (docs/design/sharding.md) with that task, so ``--shards`` / ``--ray`` spread this
 level, the only heavy one, over processes or machines and a rerun reuses finished shards. This module
 imports neither: evaluation sits below the attack recipes, which use it (flip capability).
 """
@@ -31,7 +31,7 @@ class AdversarialPerturbation:
         surrogate_name: name of the attacked model when it is not the evaluated one (for the settings).
         model_spec: what a Ray worker loads to rebuild the attack (``load_model_wrapper`` forms);
             needed with ``options.ray`` only.
-        options: :class:`~...distributed.ClusterOptions`: ``--shards`` / ``--ray`` (docs/methods.md §7).
+        options: :class:`~...distributed.ClusterOptions`: ``--shards`` / ``--ray`` (docs/design/sharding.md).
         shard_dir: where finished shards are saved as they arrive (a rerun reuses them).
 
     The texts are attacked shard by shard with ``task``

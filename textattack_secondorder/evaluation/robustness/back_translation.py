@@ -1,4 +1,4 @@
-"""Sentence level (FlagEval "S"): back-translation English → Spanish → English with Apertium (docs/methods.md §4).
+"""Sentence level (FlagEval "S"): back-translation English → Spanish → English with Apertium (docs/design/meaning.md).
 
 TextAttack has no offline back-translation (its ``BackTranslation`` transformation
 downloads MarianMT models), so the sentence level calls Debian's rule-based

@@ -1,11 +1,11 @@
-"""The robustness index and the evaluation of a model on perturbed sets (docs/methods.md §4).
+"""The robustness index and the evaluation of a model on perturbed sets (docs/design/meaning.md).
 
 FlagEval's RB-index is the average relative accuracy drop over the ``T`` perturbed sets::
 
     RB = (1/T) Σ_{i=1..T} (Acc_org − Acc_dist_i) / Acc_org
 
 smaller is more robust, and it can be negative. Each set also gets its mean
-source-side chrF ``s_src(x, x̂)`` (docs/methods.md §3) so the accuracy drop can be
+source-side chrF ``s_src(x, x̂)`` (docs/design/meaning.md) so the accuracy drop can be
 read against how much the texts were changed.
 """
 
@@ -24,7 +24,7 @@ logger = logging.getLogger(__name__)
 
 
 def robustness_index(acc_original, accuracies):
-    """FlagEval's RB-index: ``RB = (1/T) Σ_i (Acc_org − Acc_i) / Acc_org`` (docs/methods.md §4).
+    """FlagEval's RB-index: ``RB = (1/T) Σ_i (Acc_org − Acc_i) / Acc_org`` (docs/design/meaning.md).
 
     Args:
         acc_original: accuracy on the original set (> 0).
@@ -113,7 +113,7 @@ def evaluate_sets(model_wrapper, texts, labels, sets, batch_size=64, settings=No
 
 def make_or_reuse_set(perturbation, texts, labels, parts_dir=None):
     """:func:`make_set`, saving the finished set under ``parts_dir`` and reusing one saved there under the
-    same content key (:func:`~.sets.part_key`; docs/methods.md §6). Returns ``(set, reused)``."""
+    same content key (:func:`~.sets.part_key`; docs/design/hostile-input.md). Returns ``(set, reused)``."""
     if parts_dir is None:
         return make_set(perturbation, texts), False
     path = part_path(

@@ -1,4 +1,4 @@
-"""Character and word levels of the robustness index, built on TextAttack transformations (docs/methods.md §4).
+"""Character and word levels of the robustness index, built on TextAttack transformations (docs/design/meaning.md).
 
 * character (FlagEval ``C``): 3 to 15 characters of a sentence turned into realistic
   typos. TextAttack's ``WordSwapQWERTY`` (a neighbouring key) and

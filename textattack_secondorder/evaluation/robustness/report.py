@@ -1,4 +1,4 @@
-"""Report files of a robustness run: printed table, CSV, JSON, PNG chart and HTML page (docs/methods.md §4).
+"""Report files of a robustness run: printed table, CSV, JSON, PNG chart and HTML page (docs/design/meaning.md).
 
 The HTML page (and its CSS) is ``templates/report.html``, a ``string.Template``
 filled with small pre-rendered fragments (summary cards, table rows, example

@@ -1,4 +1,4 @@
-"""What a robustness run produces: the perturbed sets and the report (docs/methods.md §4).
+"""What a robustness run produces: the perturbed sets and the report (docs/design/meaning.md).
 
 A :class:`PerturbedSet` is one perturbed copy of the evaluation set (FlagEval's
 ``dist_i``), named after its level and method (``C-typo``, ``W-synonym``,
@@ -30,7 +30,7 @@ class PerturbedSet:
 
 @dataclass
 class RobustnessReport:
-    """Accuracy and chrF per set and the RB-index (docs/methods.md §4); ``rows[0]`` is the original set."""
+    """Accuracy and chrF per set and the RB-index (docs/design/meaning.md); ``rows[0]`` is the original set."""
 
     texts: list
     labels: list

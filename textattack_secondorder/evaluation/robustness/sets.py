@@ -1,10 +1,10 @@
-"""Saving perturbed sets and reading them back (docs/methods.md §4).
+"""Saving perturbed sets and reading them back (docs/design/meaning.md).
 
 One CSV per set (``index, label, original, perturbed``) plus ``sets.json`` in
 ``<out>/sets``; :func:`load_sets` reads them so another model can be evaluated on
 exactly the same perturbed texts (``textattack-so robustness --reuse``).
 
-Resuming (docs/methods.md §6): while a run builds its sets, each finished set is saved at
+Resuming (docs/design/hostile-input.md): while a run builds its sets, each finished set is saved at
 once (atomically) as ``<out>/parts/<name>-<key>.json``, the key digesting the examples and
 everything the perturbation depends on (:func:`part_key`); a rerun reuses a part only under
 the same key, so a changed setting, example or attacked model builds the set again.

@@ -1,4 +1,4 @@
-"""Certified (IBP) word victims: interval bounds over every combination of synonym swaps (docs/methods.md §1.7).
+"""Certified (IBP) word victims: interval bounds over every combination of synonym swaps (docs/design/certified.md).
 
 * :mod:`.substitutions`: :class:`~.substitutions.SubstitutionSets`, each position's choices (token ids).
 * :mod:`.bounds`: interval bound propagation through the word CNN, BoW and LSTM; the margin bounds.

@@ -1,6 +1,6 @@
 """Interval bound propagation (IBP) through the word victims, over every combination of word swaps.
 
-Jia et al. (2019, "Certified robustness to adversarial word substitutions"; docs/methods.md §1.7): each
+Jia et al. (2019, "Certified robustness to adversarial word substitutions"; docs/design/certified.md): each
 position of a sentence may hold any of its choices (the word or a neighbour, :mod:`.substitutions`).
 The model's first map of a word vector (the first affine map, or the word layer ``ReLU(A e + b)`` of the
 certified victims) is applied to every choice's vector and the box (elementwise min/max) of the images

@@ -1,4 +1,4 @@
-"""Certified accuracy: which sentences no combination of synonym swaps can flip (docs/methods.md §1.7).
+"""Certified accuracy: which sentences no combination of synonym swaps can flip (docs/design/certified.md).
 
 A sentence is *certified* when the interval bounds of :mod:`.bounds` (``eps = 1``) prove that every
 sentence of its perturbation set (:mod:`.substitutions`: each token kept or swapped for a neighbour)

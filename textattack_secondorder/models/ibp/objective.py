@@ -1,4 +1,4 @@
-"""IBP certified training of a word victim: the loss and its schedule (Jia et al. 2019; docs/methods.md §1.7).
+"""IBP certified training of a word victim: the loss and its schedule (Jia et al. 2019; docs/design/certified.md).
 
 The loss of a batch mixes the clean loss and the worst-case loss of the interval bounds::
 
@@ -71,7 +71,7 @@ class IBPObjective:
         """Words the victim's vocabulary should hold: every word of the synonym list with a vector in
         ``known_words`` (GloVe), so that a neighbour is its own vector and not ``[UNK]``'s zero row (with
         the base victims' vocabulary 3,665 of the 8,634 MR test positions that have neighbours had an
-        ``[UNK]`` among them, and the box of such a position reaches the origin: docs/methods.md §1.7)."""
+        ``[UNK]`` among them, and the box of such a position reaches the origin: docs/design/certified.md)."""
         known = set(known_words)
         words = dict.fromkeys(w for key, syns in self.synonyms.items() for w in (key, *syns) if w in known)
         return list(words)

@@ -1,7 +1,7 @@
 """The perturbation set of certified training and ``certify``: every word kept or swapped for a neighbour.
 
 Jia et al. (2019) certify a classifier against every combination of word substitutions, each word of the
-input kept or replaced by one of its counter-fitted neighbours (docs/methods.md §1.7). Here a position is
+input kept or replaced by one of its counter-fitted neighbours (docs/design/certified.md). Here a position is
 one token of the word victim's tokenizer (what the model sees) and its choice set is the token itself
 and the neighbours of its word in a synonym list (by default the ``synonyms`` slot, the packaged
 counter-fitted list that ``alzantot-offline`` and the patch words read too):

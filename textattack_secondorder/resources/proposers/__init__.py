@@ -1,7 +1,7 @@
 """Word proposers of the masked-LM slot, one file each, found by name through ``PROPOSERS``.
 
 Every proposer subclasses :class:`~.base.WordProposer` and returns, for each masked word
-position, its top candidates as ``(token, score)`` pairs (docs/methods.md §1.1, §5.2):
+position, its top candidates as ``(token, score)`` pairs (docs/design/neighbours.md, docs/design/offline-resources.md):
 
 * ``minilm-mlm`` — :class:`~.minilm_mlm.MiniLMMLMProposer`: frozen all-MiniLM-L6-v2 plus the
   packaged MLM head / LoRA add-on (the offline default);

@@ -5,7 +5,7 @@ Every proposer returns, for each requested word position, the ``top_k`` candidat
 normalised across tokenizer families: a piece that starts a word is returned as the bare word
 (``"good"``), a continuation piece with a ``"##"`` prefix (``"##ing"``), special tokens as they
 are (``"[SEP]"``); :meth:`WordProposer.is_word` then tells whole alphabetic words apart. The
-neighbourhood rule that keeps some of them (κ/δ, docs/methods.md §1.1) lives with the
+neighbourhood rule that keeps some of them (κ/δ, docs/design/neighbours.md) lives with the
 neighbourhood transformation (``transformations/neighborhood.py``).
 
 Nothing here loads a model at import time.
@@ -18,7 +18,7 @@ import torch
 from ...shared.device import resolve_device, torch_dtype
 
 # Candidates per position unless the caller asks otherwise: κ + 1 for the paper's κ = 20, so
-# the neighbourhood rule can read L[κ] (docs/methods.md §1.1).
+# the neighbourhood rule can read L[κ] (docs/design/neighbours.md).
 DEFAULT_TOP_K = 21
 
 WORD_PATTERN = re.compile(r"^[^\W\d_]+$")  # letters only (any script), no digits/underscore/punctuation
@@ -32,7 +32,7 @@ def resolve_dtype(dtype, device):
     """Torch dtype for a masked LM: ``None``/``"float32"`` (default, exact), ``"bfloat16"``,
     ``"float16"`` (CUDA only) or ``"auto"`` (float16 on CUDA, bfloat16 on a CPU with native
     bfloat16 support, else float32). What bfloat16 gains and keeps, and why int8 is not offered:
-    docs/methods.md §5.2.
+    docs/design/offline-resources.md.
     """
     if isinstance(dtype, str) and dtype.lower() == "auto":
         if device.type == "cuda":
@@ -95,7 +95,7 @@ class WordProposer:
 
     def pseudo_log_likelihood(self, sentences):
         """Pseudo-log-likelihood of each sentence (a list of words): every token masked in turn,
-        the log-probabilities of the true tokens added (Salazar et al. 2020; docs/methods.md §1.2)."""
+        the log-probabilities of the true tokens added (Salazar et al. 2020; docs/design/patch-rules.md)."""
         raise NotImplementedError(f"the {self.name} proposer does not score sentences; use a masked LM")
 
     def is_word(self, token):

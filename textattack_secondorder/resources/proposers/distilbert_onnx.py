@@ -12,7 +12,7 @@
 
 The head (``data/distilbert_mlm_head.safetensors``, trained by
 ``scripts/train_distilbert_head.py`` on frozen hidden states at masked positions) is
-Linear 768→768, GELU, LayerNorm; logits = h·Eᵀ + b (docs/methods.md §5.4).
+Linear 768→768, GELU, LayerNorm; logits = h·Eᵀ + b (docs/design/offline-resources.md).
 
 Proposals are whole words only (no ``##`` pieces, no punctuation or digits). The model is
 cased: for a sentence without capital letters (MR is lower-cased) the case variants of a word
@@ -52,7 +52,7 @@ MASK, CLS, SEP, PAD = "[MASK]", "[CLS]", "[SEP]", "[PAD]"
 
 #: How lower-case input is shown to the cased encoder. "capitalize" upper-cases the first letter of
 #: the sentence (and the pronoun "i"); "as-given" feeds it unchanged. The two tie on recall; "capitalize"
-#: is kept as the input closer to what the encoder was trained on (docs/methods.md §5.4;
+#: is kept as the input closer to what the encoder was trained on (docs/design/offline-resources.md;
 #: data/distilbert_mlm_head.json, "casing_check_mr_validation").
 CASINGS = ("as-given", "capitalize")
 DEFAULT_CASING = "capitalize"

