@@ -152,7 +152,8 @@ def test_stock_cli_attacks_a_hf_folder_with_the_fast_wrapper(tmp_path, capfd, ca
         capfd,
         "attack",
         "--recipe",
-        f"sp-attack^kappa='{kappa}'",
+        # no training data to read the label lean from (tests/test_fluency_rule.py): the paper's rules
+        f"sp-attack^kappa='{kappa}',label_rule='paper',fluency_rule='paper'",
         "--model-from-huggingface",
         folder,
         "--dataset-from-file",

@@ -82,6 +82,7 @@ def _light_params(name, cls):
         "patch_rule": "paper",  # the stub proposer scores no words (the rule: tests/test_patch_rules.py)
         "label_rule": "paper",  # sp-attack: no training sentences to read the label lean from
         "neighbor_rule": "paper",  # no tagger or causal LM for the stub texts (tests/test_second_order.py)
+        "fluency_rule": "paper",  # sp-attack: the same (tests/test_fluency_rule.py)
         "use_sentence_encoder": False,
         "sentence_encoder": _Encoder(),
         "causal_lm": _LM(),

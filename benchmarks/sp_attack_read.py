@@ -1,0 +1,237 @@
+"""SP-Attack's own reported successes, read blind for the label and the fluency (Xu et al., Table 4 and E.2).
+
+Three steps, each a sub-command:
+
+``run`` — attack sentences with SP-Attack variants on one victim (a demo victim's name or a Hugging Face folder,
+loaded as the stock command line loads it), the variants taking turns on each sentence (their order alternated),
+and keep every row: the success's text, the swapped word, the causal LM's log-likelihood change and the seconds.
+Resumable (rows already in the CSV are skipped)::
+
+    python benchmarks/sp_attack_read.py run --victim mr-cnn --kappa K.json --data mr --split test --count 100 \\
+        --variants sp-attack "sp-attack^fluency_rule='paper'" --stem sp_read_test_mr-cnn
+
+``items`` — the successes of one or more runs and their unchanged originals, shuffled together without system
+names (``{stem}_items.txt``; the key in ``{stem}_key.csv``)::
+
+    python benchmarks/sp_attack_read.py items --examples R/sp_read_test_*_examples.csv --stem sp_read_test
+
+``score`` — the readers' verdicts (CSV ``id,label,fluency``: the label the sentence states and Xu et al.'s 1–5
+fluency, one file per reader; ``benchmarks/sp_attack_reader.md`` is their instruction) joined with the key: per
+victim and variant the share of successes that keep the label the same reader gave the original (the paper's
+question), the share that keep the data's gold label, the mean fluency, and the share both label-keeping and fluent
+(fluency >= 4), per reader and over readers; the originals' figures beside them; ASR and seconds per attacked
+sentence from the runs::
+
+    python benchmarks/sp_attack_read.py score --key R/sp_read_test_key.csv --verdicts A.csv B.csv \\
+        --examples R/sp_read_test_*_examples.csv --out R/sp_read_test_read.json
+"""
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).parent / "results"
+FLUENT = 4  # Xu et al.'s E.2 scale: 4 = "fluent, meaningful with few grammar errors"
+
+
+# ------------------------------------------------------------------------------------------------ run
+def label_names_of(model_wrapper, data_labels):
+    from textattack_secondorder.models.probe import model_label_names, probe_model
+
+    names = model_label_names(model_wrapper, probe_model(model_wrapper))
+    return names or sorted({str(y) for y in data_labels})
+
+
+def cmd_run(args):
+    import os
+
+    import pandas as pd
+    from textattack.attack_results import SkippedAttackResult, SuccessfulAttackResult
+
+    from second_order import build, load_benchmark_victim
+    from textattack_secondorder.datasets.examples import load_examples
+    from textattack_secondorder.resources import load_causal_lm
+    from textattack_secondorder.shared.files import atomic_write_text
+    from textattack_secondorder.shared.inputs import label_reason
+
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    import textattack_secondorder
+
+    textattack_secondorder.register()
+    model = load_benchmark_victim(args.victim)
+    rows = load_examples(args.data, args.split)[args.start : args.start + args.count]
+    names = label_names_of(model, [y for _, y in rows])
+    attacks = {}
+    for variant in args.variants:
+        extra = f"kappa='{args.kappa}'" + (f",label_data='{args.label_data}'" if args.label_data else "")
+        spec = variant + ("," if "^" in variant else "^") + extra
+        t0 = time.perf_counter()
+        attacks[variant] = build(spec, model, None)
+        print(f"built {variant} in {time.perf_counter() - t0:.1f} s", flush=True)
+    lm = load_causal_lm()
+    out = Path(args.out_dir) / f"{args.stem}_examples.csv"
+    done = pd.read_csv(out, keep_default_na=False).to_dict("records") if out.exists() else []
+    have = {(r["variant"], int(r["row"])) for r in done}
+    victim = Path(args.victim).name
+    for n, (text, label) in enumerate(rows, args.start):
+        order = args.variants if n % 2 == 0 else args.variants[::-1]
+        gold, _ = label_reason(label, len(names), names)
+        for variant in order:
+            if (variant, n) in have:
+                continue
+            t0, c0 = time.perf_counter(), time.process_time()
+            result = attacks[variant].attack(text, gold)
+            seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+            row = {"victim": victim, "variant": variant, "row": n, "label": names[gold] if gold is not None else ""}
+            row |= {"result": type(result).__name__.replace("AttackResult", ""), "original": text}
+            row |= {"perturbed": "", "old": "", "new": "", "lm_drop": "", "seconds": round(seconds, 3)}
+            row["cpu_seconds"] = round(cpu, 3)
+            if isinstance(result, SuccessfulAttackResult):
+                x, adv = result.original_result.attacked_text, result.perturbed_result.attacked_text
+                (i,) = sorted(adv.all_words_diff(x)) or [None]
+                row |= {"perturbed": adv.text, "old": x.words[i], "new": adv.words[i]}
+                row["lm_drop"] = round(float(-lm.log_likelihood_differences(x.text, [adv.text])[0]), 3)
+            if isinstance(result, SkippedAttackResult):
+                row["result"] = "Skipped"
+            done.append(row)
+            print(json.dumps({k: row[k] for k in ("variant", "row", "result", "perturbed", "seconds")}), flush=True)
+        atomic_write_text(out, pd.DataFrame(done).to_csv(index=False))
+    df = pd.DataFrame(done)
+    summary = summarize_runs(df)
+    doc = {"victim": args.victim, "kappa": args.kappa, "data": f"{args.data}:{args.split}", "loadavg": os.getloadavg()}
+    doc["summary"] = summary.to_dict("records")
+    atomic_write_text(out.with_name(args.stem + "_run.json"), json.dumps(doc, indent=2) + "\n")
+    print(summary.to_string(index=False))
+
+
+def summarize_runs(df):
+    """Per victim and variant: rows, attacked (not skipped), successes, ASR and mean seconds per attacked row."""
+    attacked = df[df.result != "Skipped"]
+    g = attacked.groupby(["victim", "variant"], sort=False)
+    out = g.agg(attacked=("row", "size"), successes=("result", lambda r: int((r == "Successful").sum())))
+    out["ASR"] = (100.0 * out.successes / out.attacked).round(1)
+    out["s_per_attacked"] = g.seconds.mean().round(3)
+    out["cpu_s_per_attacked"] = g.cpu_seconds.mean().round(3)
+    return out.reset_index()
+
+
+# ---------------------------------------------------------------------------------------------- items
+def cmd_items(args):
+    import pandas as pd
+
+    from label_read import shuffled_apart
+    from naturalness import write_items
+
+    key = []
+    for path in args.examples:
+        ex = pd.read_csv(path, keep_default_na=False)
+        for r in ex[ex.result == "Successful"].itertuples():
+            base = {"victim": r.victim, "example": r.row, "label": r.label}
+            key.append({"group": "original", "system": "original", "text": r.original, **base})
+            key.append({"group": "changed", "system": r.variant, "text": r.perturbed, **base})
+    key = pd.DataFrame(key).drop_duplicates(["group", "victim", "system", "example", "text"])
+    key = write_items(key, shuffled_apart(key, args.seed), Path(args.out_dir), args.stem)
+    changed, originals = (key.group == "changed").sum(), (key.group == "original").sum()
+    print(f"{key.id.nunique()} items: {changed} successes, {originals} originals")
+
+
+# ---------------------------------------------------------------------------------------------- score
+def cmd_score(args):
+    import numpy as np
+    import pandas as pd
+
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    key = pd.read_csv(args.key, keep_default_na=False)
+    readers = []
+    for n, path in enumerate(args.verdicts, 1):
+        v = pd.read_csv(path, keep_default_na=False)
+        if v.id.duplicated().any() or set(v.id) != set(key.id):
+            raise SystemExit(f"{path}: its ids are not the key's ({len(v)} rows for {key.id.nunique()} items)")
+        v["label"] = v["label"].str.strip().str.lower()
+        key = key.merge(v.rename(columns={"label": f"label_{n}", "fluency": f"fluency_{n}"}), on="id")
+        readers.append(n)
+    originals = key[key.group == "original"].drop_duplicates(["victim", "example"]).set_index(["victim", "example"])
+    at = list(zip(key.victim, key.example))
+    for n in readers:
+        own = originals[f"label_{n}"].reindex(at).to_numpy()
+        labelled = (own != "unsure") & (key.group == "changed").to_numpy()
+        key[f"own_{n}"] = np.where(labelled, (key[f"label_{n}"].to_numpy() == own).astype(float), np.nan)
+        key[f"gold_{n}"] = (key[f"label_{n}"] == key.label.astype(str).str.lower()).astype(float)
+        key[f"both_{n}"] = np.where(labelled, key[f"own_{n}"] * (key[f"fluency_{n}"] >= FLUENT), np.nan)
+    runs = None
+    if args.examples:
+        from sp_attack_read import summarize_runs
+
+        runs = summarize_runs(pd.concat([pd.read_csv(p, keep_default_na=False) for p in args.examples]))
+    table = []
+    for (victim, system), g in key.groupby(["victim", "system"], sort=False):
+        row = {"victim": victim, "system": system, "items": len(g)}
+        for kind in ("own", "gold", "both", "fluency"):
+            per = [g[f"{kind}_{n}"].dropna().mean() for n in readers]
+            row[kind] = round(float(np.nanmean(per)) * (1 if kind == "fluency" else 100), 2 if kind == "fluency" else 1)
+            row |= {
+                f"{kind}_reader{n}": round(float(p) * (1 if kind == "fluency" else 100), 2)
+                for n, p in zip(readers, per)
+            }
+        if runs is not None and system != "original":
+            r = runs[(runs.victim == victim) & (runs.variant == system)]
+            if len(r):
+                row |= {
+                    k: r.iloc[0][k] for k in ("attacked", "successes", "ASR", "s_per_attacked", "cpu_s_per_attacked")
+                }
+        table.append(row)
+    df = pd.DataFrame(table)
+    print(df[[c for c in df.columns if "reader" not in c]].to_string(index=False))
+    agree = {}
+    items = key.drop_duplicates("id")
+    if len(readers) > 1:
+        agree["label"] = round(100.0 * (items[[f"label_{n}" for n in readers]].nunique(axis=1) == 1).mean(), 1)
+        f = items[[f"fluency_{n}" for n in readers]]
+        agree["fluency_exact"] = round(100.0 * (f.nunique(axis=1) == 1).mean(), 1)
+        agree["fluency_mean_abs_diff"] = round(float((f.max(axis=1) - f.min(axis=1)).mean()), 2)
+    doc = {"key": args.key, "verdicts": args.verdicts, "agreement": agree, "table": table}
+    atomic_write_text(Path(args.out), json.dumps(doc, indent=2, default=float) + "\n")
+    atomic_write_text(Path(args.out).with_name(Path(args.out).stem + "_judged.csv"), key.to_csv(index=False))
+
+
+def main():
+    sys.path.insert(0, str(Path(__file__).parent))
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="attack sentences with SP-Attack variants, keep every row")
+    r.add_argument("--victim", required=True, help="a demo victim's name or a Hugging Face folder")
+    r.add_argument("--kappa", required=True, help="the victim's κ (textattack-so flip-capability's JSON)")
+    r.add_argument("--label-data", default=None, help="label_data for every variant (default: the recipe's)")
+    r.add_argument("--data", default="mr", help="'mr' or a CSV with text,label")
+    r.add_argument("--split", default="test")
+    r.add_argument("--start", type=int, default=0)
+    r.add_argument("--count", type=int, default=100)
+    r.add_argument("--variants", nargs="+", default=["sp-attack", "sp-attack^fluency_rule='paper'"])
+    r.add_argument("--stem", required=True)
+    r.add_argument("--threads", type=int, default=1)
+    r.add_argument("--out-dir", default=str(RESULTS))
+    r.set_defaults(func=cmd_run)
+    i = sub.add_parser("items", help="the runs' successes and their originals, shuffled and unlabelled")
+    i.add_argument("--examples", nargs="+", required=True)
+    i.add_argument("--stem", required=True)
+    i.add_argument("--seed", type=int, default=0)
+    i.add_argument("--out-dir", default=str(RESULTS))
+    i.set_defaults(func=cmd_items)
+    s = sub.add_parser("score", help="readers' verdicts joined with the key")
+    s.add_argument("--key", required=True)
+    s.add_argument("--verdicts", nargs="+", required=True, help="one CSV (id,label,fluency) per reader")
+    s.add_argument("--examples", nargs="*", help="the runs' *_examples.csv: ASR and seconds beside the read")
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=cmd_score)
+    args = ap.parse_args()
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()
