@@ -72,12 +72,13 @@ class AugmentedBatches:
             special_words = special_word_table(examples)
         self.augmenter = TokenAugmenter(clf, examples, vocabulary, special_words, gradient_candidates, seed=seed)
         self.labels = torch.tensor([int(y) for _, y in examples], device=clf.device)
+        self.rows = len(self.labels)
         self.mix, self.batch_size = mix, int(batch_size)
         self.rng = random.Random(seed)
 
     def __call__(self):
         """``(input_ids, attention_mask, labels)`` of the next batch."""
-        rows = [self.rng.randrange(len(self.labels)) for _ in range(self.batch_size)]
+        rows = [self.rng.randrange(self.rows) for _ in range(self.batch_size)]
         modes = batch_modes(self.mix, self.batch_size, self.rng)
         input_ids, attention_mask = self.augmenter.augment_batch(rows, modes)
         return input_ids, attention_mask, self.labels[torch.as_tensor(rows, device=self.labels.device)]
