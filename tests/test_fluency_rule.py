@@ -11,7 +11,7 @@ from textattack.shared import AttackedText
 
 from textattack_secondorder.attack_recipes import SPAttack
 from textattack_secondorder.attack_recipes.recipe import RecipeParameterError
-from textattack_secondorder.constraints import neighbor_part_of_speech
+from textattack_secondorder.constraints import patch_part_of_speech
 from textattack_secondorder.constraints.fluency_rules import build_fluency_rule
 from textattack_secondorder.datasets.label_words import LabelLean, SynonymLabelLean
 from textattack_secondorder.evaluation.flip_capability import FlipCapability, FlipCapabilityResult
@@ -102,7 +102,7 @@ def run(attack, texts, label=1):
 
 
 def build(monkeypatch, tmp_path, words, **p):
-    monkeypatch.setattr(neighbor_part_of_speech, "load_pos_tagger", WordTagger)
+    monkeypatch.setattr(patch_part_of_speech, "load_pos_tagger", WordTagger)
     params = {"kappa": kappa(words), "sentence_encoder": Encoder(), "causal_lm": LM(), "label_rule": "paper"}
     return SPAttack.build(p.pop("model", Planted()), **{**params, **p})
 
@@ -136,18 +136,23 @@ def test_the_causal_lm_budget_refuses_a_fitting_word_that_costs_too_much(monkeyp
     assert res.perturbed_result.attacked_text.text == "the acting was zany"
 
 
-def test_no_word_of_a_name_is_replaced():
+def test_no_word_of_a_name_is_replaced_and_no_string_the_lexicon_lacks_is_put_in():
     rule = build_fluency_rule("pos", tagger=WordTagger())
     x = AttackedText("wes craven is fine")
     name = AttackedText("zebra craven is fine")
     assert rule.constraints[0]._check_constraint_many([name], x) == []
+    y = AttackedText("the acting was fine")
+    noun, junk = AttackedText("the zebra was fine"), AttackedText("the besco was fine")
+    assert rule.constraints[0]._check_constraint_many([noun, junk], y) == [noun]  # "besco" is no English noun
 
 
 def test_summary_names_the_rules_and_gives_seconds_per_attacked_example(monkeypatch, tmp_path):
     attack = build(monkeypatch, tmp_path, ["loud"])
     results = run(attack, ["the acting was fine"])
     fluency = attack.summary_metrics[FLUENCY_ROW].calculate(results)
-    assert fluency.startswith("natural (the part of speech kept; causal-LM log-likelihood falls <= 4 nats")
+    assert fluency.startswith(
+        "natural (a content word, its part of speech kept; causal-LM log-likelihood falls <= 4 nats"
+    )
     assert attack.summary_metrics[SECONDS_ROW].calculate(results) >= 0.0
     assert results[0].seconds > 0.0
     paper = build(monkeypatch, tmp_path, ["loud"], fluency_rule="paper")

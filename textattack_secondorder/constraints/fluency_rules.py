@@ -12,20 +12,21 @@ determiner stood ("would rather cut to the chase" → "cut to insightful chase")
   search's ``k`` (costly: a causal LM; a CNN victim misclassifies a small share of the pool, so the causal LM
   scores a few dozen candidates instead of the whole pool).
 
-``"natural"`` (the default): the κ word carries the Penn tag the word it replaces has in ``x`` (the tagger reads
-``x'`` in context; names and words the tagger splits are left alone: :class:`~.neighbor_part_of_speech.
-NeighborPartOfSpeech`, the so-beam neighbour rule's check), and the causal LM's log-likelihood of ``x'`` is at most
+``"natural"`` (the default): the κ word replaces a content word (noun, verb, adjective, adverb; not a name or a word
+beside one) and carries its Penn tag — lemminflect's lexicon knows it as that form (so a string no English lexicon
+has, "besco", "flava", is refused without a model) and the tagger reads it so in ``x'`` (:class:`~.patch_part_of_
+speech.PatchPartOfSpeech`, the patch rule's check); and the causal LM's log-likelihood of ``x'`` is at most
 ``lm_budget`` nats below that of ``x`` (:class:`~.neighbor_fluency.NeighborFluency`, the so-beam neighbour rule's
-budget, for one changed word). ``"pos"``: the tag check alone. ``"paper"``: no check (Xu et al.'s pool).
+budget, for one changed word). ``"pos"``: the part-of-speech check alone. ``"paper"``: no check (Xu et al.'s pool).
 """
 
 from .neighbor_fluency import NeighborFluency
-from .neighbor_part_of_speech import NeighborPartOfSpeech
+from .patch_part_of_speech import PatchPartOfSpeech
 
 FLUENCY_RULES = {
-    "natural": "the κ word keeps the part of speech of the word it replaces (in context), and the causal LM's "
+    "natural": "the κ word replaces a content word and keeps its part of speech (in context), and the causal LM's "
     "log-likelihood falls by at most lm_budget nats",
-    "pos": "the κ word keeps the part of speech of the word it replaces (in context)",
+    "pos": "the κ word replaces a content word and keeps its part of speech (in context)",
     "paper": "the paper's pool: no check",
 }
 DEFAULT_FLUENCY_RULE = "natural"
@@ -85,10 +86,13 @@ def build_fluency_rule(
         )
     if name == "paper":
         return FluencyRule(name, settings="no check")
-    pos = [NeighborPartOfSpeech(tagger=tagger)]
+    pos = [PatchPartOfSpeech(tagger=tagger, names=True)]
     if name == "pos" or lm_budget is None:
-        return FluencyRule(name, pos, settings="the part of speech kept")
+        return FluencyRule(name, pos, settings="a content word, its part of speech kept")
     lm = NeighborFluency(causal_lm, budget=lm_budget, max_scored=lm_max_scored, device=device)
     return FluencyRule(
-        name, pos, [lm], settings=f"the part of speech kept; causal-LM log-likelihood falls <= {lm_budget:g} nats"
+        name,
+        pos,
+        [lm],
+        settings=f"a content word, its part of speech kept; causal-LM log-likelihood falls <= {lm_budget:g} nats",
     )
