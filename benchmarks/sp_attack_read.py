@@ -10,6 +10,14 @@ Resumable (rows already in the CSV are skipped)::
     python benchmarks/sp_attack_read.py run --victim mr-cnn --kappa K.json --data mr --split test --count 100 \\
         --variants sp-attack "sp-attack^fluency_rule='paper'" --stem sp_read_test_mr-cnn
 
+``candidates`` — for deciding a rule: one permissive variant's search (default: the part-of-speech check and
+Eq. 6's label lean), keeping every misclassified candidate its joint score ranks (up to k per sentence) with its
+cosine, perplexity ratio, joint score, the causal LM's log-likelihood drop and whether the label rule keeps it
+under each ``--priors`` value; ``items --candidates`` then reads the pick each (budget, prior) setting would report::
+
+    python benchmarks/sp_attack_read.py candidates --victim mr-cnn --kappa K.json --split train --start 2000 \
+        --count 40 --stem sp_train_mr-cnn
+
 ``items`` — the successes of one or more runs and their unchanged originals, shuffled together without system
 names (``{stem}_items.txt``; the key in ``{stem}_key.csv``)::
 
@@ -120,6 +128,92 @@ def summarize_runs(df):
     return out.reset_index()
 
 
+# ------------------------------------------------------------------------------------------ candidates
+def cmd_candidates(args):
+    import pandas as pd
+    import torch
+    from textattack.shared import AttackedText
+
+    from second_order import build, load_benchmark_victim
+    from textattack_secondorder.constraints.label_rules import label_rule_for_data
+    from textattack_secondorder.datasets.examples import load_examples
+    from textattack_secondorder.models.probe import model_label_names, probe_model
+    from textattack_secondorder.resources import load_causal_lm
+    from textattack_secondorder.shared.files import atomic_write_text
+    from textattack_secondorder.shared.inputs import label_reason
+
+    torch.set_num_threads(args.threads)
+    import textattack_secondorder
+
+    textattack_secondorder.register()
+    model = load_benchmark_victim(args.victim)
+    rows = load_examples(args.data, args.split)[args.start : args.start + args.count]
+    names = label_names_of(model, [y for _, y in rows])
+    spec = args.variant + ("," if "^" in args.variant else "^") + f"kappa='{args.kappa}'"
+    attack = build(spec, model, None)
+    search = attack.search_method
+    seen = []
+    scores = search.joint_scores
+
+    def capture(original, candidates):  # every candidate the joint score ranks, as the search hands them over
+        cos, ratio, score = scores(original, candidates)
+        seen.extend(zip([original] * len(candidates), candidates, cos, ratio, score))
+        return cos, ratio, score
+
+    search.joint_scores = capture
+    outputs = probe_model(model)
+    data = args.label_data or "mr"
+    rules = {
+        prior: label_rule_for_data(
+            args.label_rule,
+            data,
+            prior=None if prior == "none" else float(prior),
+            num_classes=outputs,
+            label_names=model_label_names(model, outputs),
+        )
+        for prior in args.priors
+    }
+    lm = load_causal_lm()
+    out = Path(args.out_dir) / f"{args.stem}_candidates.csv"
+    table = []
+    victim = Path(args.victim).name
+    for n, (text, label) in enumerate(rows, args.start):
+        gold, _ = label_reason(label, len(names), names)
+        seen.clear()
+        t0 = time.perf_counter()
+        attack.attack(text, gold)
+        seconds = time.perf_counter() - t0
+        if not seen:
+            table.append({"victim": victim, "row": n, "label": names[gold], "original": text, "perturbed": ""})
+            continue
+        x = AttackedText(text)
+        drops = -lm.log_likelihood_differences(text, [c for _, c, *_ in seen])
+        for (_, cand, cos, ratio, score), drop in zip(seen, drops):
+            adv = AttackedText(cand)
+            (i,) = sorted(adv.all_words_diff(x)) or [None]
+            row = {"victim": victim, "row": n, "label": names[gold], "original": text, "perturbed": cand}
+            row |= {"old": x.words[i], "new": adv.words[i], "cos": round(float(cos), 4), "ppl_ratio": float(ratio)}
+            row |= {"score": float(score), "lm_drop": round(float(drop), 3), "seconds": round(seconds, 2)}
+            row |= {f"label_kept_{p}": bool(r.kept(x, [adv])) for p, r in rules.items()}
+            table.append(row)
+        print(f"row {n}: {len(seen)} candidates, {seconds:.1f} s", flush=True)
+        atomic_write_text(out, pd.DataFrame(table).to_csv(index=False))
+
+
+def simulated_picks(cands, budgets, priors, similarity=0.8):
+    """``[(victim, row, system, text)]``: per sentence the candidate each (budget, prior) setting reports — the highest
+    joint score among those with cosine > ``similarity``, an LM drop <= budget and kept by the label rule."""
+    picks = []
+    cands = cands[cands.perturbed != ""].astype({"cos": float, "lm_drop": float, "score": float})
+    for (victim, row), g in cands.groupby(["victim", "row"]):
+        for b in budgets:
+            for p in priors:
+                ok = g[(g.cos > similarity) & (g.lm_drop <= b) & g[f"label_kept_{p}"].astype(str).eq("True")]
+                if len(ok):
+                    picks.append((victim, row, f"sim:b={b:g},prior={p}", ok.loc[ok.score.idxmax(), "perturbed"]))
+    return picks
+
+
 # ---------------------------------------------------------------------------------------------- items
 def cmd_items(args):
     import pandas as pd
@@ -128,7 +222,15 @@ def cmd_items(args):
     from naturalness import write_items
 
     key = []
-    for path in args.examples:
+    for path in args.candidates or []:
+        cands = pd.read_csv(path, keep_default_na=False)
+        labels = dict(zip(zip(cands.victim, cands.row), cands.label))
+        originals = dict(zip(zip(cands.victim, cands.row), cands.original))
+        for victim, row, system, text in simulated_picks(cands, args.budgets, args.priors):
+            base = {"victim": victim, "example": row, "label": labels[victim, row]}
+            key.append({"group": "original", "system": "original", "text": originals[victim, row], **base})
+            key.append({"group": "changed", "system": system, "text": text, **base})
+    for path in args.examples or []:
         ex = pd.read_csv(path, keep_default_na=False)
         for r in ex[ex.result == "Successful"].itertuples():
             base = {"victim": r.victim, "example": r.row, "label": r.label}
@@ -217,8 +319,26 @@ def main():
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--out-dir", default=str(RESULTS))
     r.set_defaults(func=cmd_run)
+    c = sub.add_parser("candidates", help="every misclassified candidate one permissive variant ranks")
+    c.add_argument("--victim", required=True)
+    c.add_argument("--kappa", required=True)
+    c.add_argument("--variant", default="sp-attack^fluency_rule='pos',label_prior=None")
+    c.add_argument("--label-rule", default="lean-synonyms-lexicon", help="the rule whose verdicts are recorded")
+    c.add_argument("--label-data", default=None, help="its data (default mr)")
+    c.add_argument("--priors", nargs="+", default=["none", "1"], help="label_prior values ('none': Eq. 6)")
+    c.add_argument("--data", default="mr")
+    c.add_argument("--split", default="train")
+    c.add_argument("--start", type=int, default=2000)
+    c.add_argument("--count", type=int, default=40)
+    c.add_argument("--stem", required=True)
+    c.add_argument("--threads", type=int, default=1)
+    c.add_argument("--out-dir", default=str(RESULTS))
+    c.set_defaults(func=cmd_candidates)
     i = sub.add_parser("items", help="the runs' successes and their originals, shuffled and unlabelled")
-    i.add_argument("--examples", nargs="+", required=True)
+    i.add_argument("--examples", nargs="*")
+    i.add_argument("--candidates", nargs="*", help="candidates CSVs: the pick of each --budgets x --priors setting")
+    i.add_argument("--budgets", nargs="+", type=float, default=[4.0, 6.0, 8.0, 10.0, 1e9])
+    i.add_argument("--priors", nargs="+", default=["none", "1"])
     i.add_argument("--stem", required=True)
     i.add_argument("--seed", type=int, default=0)
     i.add_argument("--out-dir", default=str(RESULTS))

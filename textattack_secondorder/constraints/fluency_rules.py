@@ -15,11 +15,13 @@ determiner stood ("would rather cut to the chase" → "cut to insightful chase")
 ``"natural"`` (the default): the κ word replaces a content word (noun, verb, adjective, adverb; not a name or a word
 beside one) and carries its Penn tag — lemminflect's lexicon knows it as that form (so a string no English lexicon
 has, "besco", "flava", is refused without a model) and the tagger reads it so in ``x'`` (:class:`~.patch_part_of_
-speech.PatchPartOfSpeech`, the patch rule's check); and the causal LM's log-likelihood of ``x'`` is at most
+speech.PatchPartOfSpeech`, the patch rule's check), an "a" or "an" before it still agrees
+(:class:`~.article_agreement.ArticleAgreement`); and the causal LM's log-likelihood of ``x'`` is at most
 ``lm_budget`` nats below that of ``x`` (:class:`~.neighbor_fluency.NeighborFluency`, the so-beam neighbour rule's
 budget, for one changed word). ``"pos"``: the part-of-speech check alone. ``"paper"``: no check (Xu et al.'s pool).
 """
 
+from .article_agreement import ArticleAgreement
 from .neighbor_fluency import NeighborFluency
 from .patch_part_of_speech import PatchPartOfSpeech
 
@@ -30,8 +32,9 @@ FLUENCY_RULES = {
     "paper": "the paper's pool: no check",
 }
 DEFAULT_FLUENCY_RULE = "natural"
-#: nats of causal-LM log-likelihood the one changed word may cost (decided by the blind reads of docs/results/xu.md)
-FLUENCY_LM_BUDGET = 4.0
+#: nats of causal-LM log-likelihood the one changed word may cost (decided by a blind read of MR training sentences:
+#: docs/design/single-word.md)
+FLUENCY_LM_BUDGET = 8.0
 #: misclassified candidates the causal LM judges per attacked sentence (later ones are refused unscored)
 FLUENCY_LM_MAX_SCORED = 100
 
@@ -86,7 +89,7 @@ def build_fluency_rule(
         )
     if name == "paper":
         return FluencyRule(name, settings="no check")
-    pos = [PatchPartOfSpeech(tagger=tagger, names=True)]
+    pos = [ArticleAgreement(), PatchPartOfSpeech(tagger=tagger, names=True)]
     if name == "pos" or lm_budget is None:
         return FluencyRule(name, pos, settings="a content word, its part of speech kept")
     lm = NeighborFluency(causal_lm, budget=lm_budget, max_scored=lm_max_scored, device=device)
