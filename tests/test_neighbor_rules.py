@@ -144,7 +144,10 @@ def test_rules_and_their_parameters():
     assert set(NEIGHBOR_RULES) == {"natural", "paper"}
     assert not build_neighbor_rule("paper")
     rule = build_neighbor_rule("natural", lm_budget=None, tagger=WordTagger())
-    assert [type(c).__name__ for c in rule.constraints] == ["NeighborPartOfSpeech"]
+    assert [type(c).__name__ for c in rule.constraints] == ["NeighborWordCount", "NeighborPartOfSpeech"]
+    assert rule.max_words == 2 and rule.pick_among == 4
+    uncapped = build_neighbor_rule("natural", lm_budget=None, tagger=WordTagger(), max_words=None, pick_among=1)
+    assert [type(c).__name__ for c in uncapped.constraints] == ["NeighborPartOfSpeech"] and uncapped.max_words is None
     with pytest.raises(ValueError, match="not a neighbour rule"):
         build_neighbor_rule("fluent")
     capped = build_neighbor_rule(
@@ -385,3 +388,14 @@ def test_a_sentence_vulnerable_as_it_stands_is_reported_and_counted_apart(monkey
     assert "x̃0 = x0: vulnerable as it stands" in first.perturbed_result.get_colored_output()
     assert not res.perturbed_result.first_order and res.perturbed_result.log_fields()["first_order"] is False
     assert attack.summary_metrics[FIRST_ORDER_ROW].calculate([res, first]) == 1
+
+
+def test_the_natural_rule_reports_no_x0_tilde_deeper_than_its_word_cap_and_the_beam_stops_there(monkeypatch):
+    # "the good film" (two words) is the closest natural vulnerable neighbour: a cap of one word refuses it
+    found, _ = attack_one("a good movie", monkeypatch, neighbor_lm_budget=2.0, neighbor_max_words=2)
+    assert found.perturbed_result.attacked_text.text == "the good film"
+    capped, attack = attack_one("a good movie", monkeypatch, neighbor_lm_budget=2.0, neighbor_max_words=1)
+    assert not isinstance(capped, SuccessfulAttackResult)
+    assert attack.search_method.max_depth == 1 and max(s["depth"] for s in attack.search_method.trace) == 1
+    paper, attack = attack_one("a good movie", monkeypatch, neighbor_rule="paper")
+    assert attack.search_method.max_depth == 6  # the paper's rule keeps Algorithm 2's depth

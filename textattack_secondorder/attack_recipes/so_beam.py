@@ -14,7 +14,7 @@ from ..search_methods import SecondOrderBeamSearch
 from ..transformations.neighborhood import WordSwapNeighborhood
 from .param import Param
 from .recipe import SORecipe
-from .second_order import COMMON_PARAMS, double_perturbation_goal, second_order_attack
+from .second_order import COMMON_PARAMS, double_perturbation_goal, search_depth, second_order_attack
 
 
 class SOBeam(SORecipe):
@@ -115,7 +115,7 @@ class SOBeam(SORecipe):
             #
             search_method = SecondOrderBeamSearch(
                 beam_width=p["beam_width"],
-                max_depth=p["max_depth"],
+                max_depth=search_depth(p, goal_function.neighbor_rule),
                 expand_chunk=p["expand_chunk"],
                 prefetch=transformation.prefetch,
                 #

@@ -13,7 +13,7 @@ from ..search_methods import RandomNeighborhoodWalk
 from ..transformations.neighborhood import WordSwapNeighborhood
 from .param import Param
 from .recipe import SORecipe
-from .second_order import COMMON_PARAMS, double_perturbation_goal, second_order_attack
+from .second_order import COMMON_PARAMS, double_perturbation_goal, search_depth, second_order_attack
 
 
 class SORandom(SORecipe):
@@ -47,7 +47,7 @@ class SORandom(SORecipe):
             # 77-96 % for SO-Beam: the loss of Eq. 4 is what makes SO-Beam work.
             #
             search_method = RandomNeighborhoodWalk(
-                max_depth=p["max_depth"], seed=p["seed"], prefetch=transformation.prefetch
+                max_depth=search_depth(p, goal_function.neighbor_rule), seed=p["seed"], prefetch=transformation.prefetch
             )
             #
             # Summary rows of a second-order run (docs/design/search.md): victim accuracy, perplexity.

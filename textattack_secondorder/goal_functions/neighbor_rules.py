@@ -7,9 +7,10 @@ cheap: in the beam's survivors of each step (SO-Beam) and in the vulnerable cand
 reported (the goal function; a refused one is not vulnerable and the search goes on), never in the
 hundreds of neighbours a step proposes.
 
-* ``"natural"`` (default): :class:`NeighborPartOfSpeech` (every changed word carries the tag of the
-  word it replaced) and, with a budget, :class:`NeighborFluency` (the causal LM finds ``x̃`` at most
-  ``b`` nats per changed word less likely than ``x0``).
+* ``"natural"`` (default): :class:`NeighborWordCount` (at most ``max_words`` words changed, the search's depth
+  too), :class:`NeighborPartOfSpeech` (every changed word carries the tag of the word it replaced) and, with a
+  budget, :class:`NeighborFluency` (the causal LM finds ``x̃`` at most ``b`` nats per changed word less likely
+  than ``x0``).
 * ``"paper"``: Algorithm 1 alone (no check).
 """
 
@@ -17,6 +18,7 @@ from collections import Counter
 
 from ..constraints.neighbor_fluency import NeighborFluency
 from ..constraints.neighbor_part_of_speech import NeighborPartOfSpeech
+from ..constraints.neighbor_word_count import NeighborWordCount
 from ..constraints.neighbor_word_similarity import NeighborWordSimilarity
 
 NEIGHBOR_RULES = {
@@ -25,6 +27,8 @@ NEIGHBOR_RULES = {
 }
 DEFAULT_NEIGHBOR_RULE = "natural"
 NEIGHBOR_LM_BUDGET = 2.0  # nats of log P(x̃) per changed word (measured: docs/design/neighbours.md)
+NEIGHBOR_MAX_WORDS = 2  # changed words of x̃0 (blind reads by depth: docs/design/neighbours.md; SO-Enum's k = 2)
+NEIGHBOR_PICK_AMONG = 4  # kept vulnerable candidates compared by word similarity (docs/design/neighbours.md)
 NEIGHBOR_LM_MAX_SCORED = 96  # causal-LM judgements per attacked sentence, then refused (docs/design/neighbours.md)
 
 
@@ -40,6 +44,12 @@ class NeighborRule:
         self.refused = Counter()
         self.pick_among = int(pick_among)
         self.preference = preference  # a NeighborWordSimilarity whose least similarity ranks the kept candidates
+
+    @property
+    def max_words(self):
+        """The most words a neighbour may change under this rule (None: no cap)."""
+        caps = [c.max_words for c in self.constraints if isinstance(c, NeighborWordCount)]
+        return min(caps) if caps else None
 
     def __bool__(self):
         return bool(self.constraints)
@@ -100,19 +110,22 @@ def build_neighbor_rule(
     lm_total=None,
     min_similarity=None,
     sentence_encoder=None,
-    pick_among=1,
+    pick_among=NEIGHBOR_PICK_AMONG,
+    max_words=NEIGHBOR_MAX_WORDS,
 ):
     """The neighbour rule called ``name``; ``lm_budget``: nats per changed word of the causal-LM check (None: no
     such check); ``causal_lm``: a scorer or a name of the causal-LM slot (loaded on first use); ``tagger``: the
     part-of-speech tagger (None: the ``pos_tagger`` slot); ``lm_max_scored``: texts the causal LM judges per
-    attacked sentence, later ones refused unscored (None: no limit)."""
+    attacked sentence, later ones refused unscored (None: no limit); ``max_words``: the most words a neighbour may
+    change (None: no cap)."""
     if name not in NEIGHBOR_RULES:
         raise ValueError(
             f"neighbor_rule={name!r} is not a neighbour rule; choose one of {', '.join(map(repr, NEIGHBOR_RULES))}"
         )
     if name == "paper":
         return NeighborRule(name)
-    constraints = [NeighborPartOfSpeech(tagger=tagger)]
+    constraints = [] if max_words is None else [NeighborWordCount(max_words)]
+    constraints.append(NeighborPartOfSpeech(tagger=tagger))
     similarity = None
     if min_similarity is not None or pick_among > 1:
         similarity = NeighborWordSimilarity(
