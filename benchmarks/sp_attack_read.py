@@ -163,15 +163,16 @@ def cmd_candidates(args):
     search.joint_scores = capture
     outputs = probe_model(model)
     data = args.label_data or "mr"
-    rules = {
-        prior: label_rule_for_data(
+    rules = {  # "PRIOR" or "PRIOR@MARGIN" (the label rule's largest shift, nats; default 1)
+        spec: label_rule_for_data(
             args.label_rule,
             data,
-            prior=None if prior == "none" else float(prior),
+            float(spec.partition("@")[2] or 1.0),
+            prior=None if spec.partition("@")[0] == "none" else float(spec.partition("@")[0]),
             num_classes=outputs,
             label_names=model_label_names(model, outputs),
         )
-        for prior in args.priors
+        for spec in args.priors
     }
     lm = load_causal_lm()
     out = Path(args.out_dir) / f"{args.stem}_candidates.csv"
@@ -325,7 +326,9 @@ def main():
     c.add_argument("--variant", default="sp-attack^fluency_rule='pos',label_prior=None")
     c.add_argument("--label-rule", default="lean-synonyms-lexicon", help="the rule whose verdicts are recorded")
     c.add_argument("--label-data", default=None, help="its data (default mr)")
-    c.add_argument("--priors", nargs="+", default=["none", "1"], help="label_prior values ('none': Eq. 6)")
+    c.add_argument(
+        "--priors", nargs="+", default=["none", "1"], help="label_prior values ('none': Eq. 6), each PRIOR[@MARGIN]"
+    )
     c.add_argument("--data", default="mr")
     c.add_argument("--split", default="train")
     c.add_argument("--start", type=int, default=2000)

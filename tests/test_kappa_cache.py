@@ -140,7 +140,7 @@ def test_stock_cli_four_class_model_on_mr_exits_2_without_traceback(tmp_path, ca
         capfd,
         "attack",
         "--recipe",
-        "sp-attack",
+        "sp-attack^kappa_dataset='mr'",  # named: a model with no record of its data gets no default (test_fluency_rule)
         "--model-from-file",
         tmp_path / "model.py",
         "--dataset-from-file",

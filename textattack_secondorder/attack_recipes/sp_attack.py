@@ -31,9 +31,9 @@ victim run before it; the summary table names both rules, their data and what wa
 from textattack.goal_functions import UntargetedClassification
 
 from ..constraints.fluency_rules import DEFAULT_FLUENCY_RULE, FLUENCY_LM_BUDGET, FLUENCY_RULES, build_fluency_rule
-from ..constraints.label_lean import LEAN_MARGIN
 from ..constraints.label_rules import (
     DEFAULT_LABEL_RULE,
+    LABEL_MAX_SHIFT,
     LABEL_PRIOR,
     LABEL_RULES,
     is_sentiment_task,
@@ -95,8 +95,10 @@ class SPAttack(SORecipe):
             choices=tuple(LABEL_RULES),
         ),
         "label_max_shift": Param(
-            LEAN_MARGIN,
-            "label rules 'lean*': largest shift of the words' lean, nats (Eq. 6's margin: 1)",
+            LABEL_MAX_SHIFT,
+            "label rules 'lean*': largest shift of the words' lean, nats (Eq. 6's margin is 1; 0.5 kept the label "
+            "for blind readers in 6 of 6 picks on fresh MR training rows against 8 of 9 at 1 nat: "
+            "docs/design/single-word.md)",
             low=0.0,
         ),
         "label_data": Param(

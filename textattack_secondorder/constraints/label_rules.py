@@ -74,6 +74,8 @@ class LabelRule:
         return f"LabelRule({self.name!r}{', ' + inner if inner else ''})"
 
 
+#: SP-Attack's default largest shift of the lean, nats (Eq. 6's own margin, LEAN_MARGIN, is 1; design/single-word.md)
+LABEL_MAX_SHIFT = 0.5
 #: SP-Attack's default prior of the label lean, in pseudo-occurrences: a word seen once leans (datasets/label_words.py)
 LABEL_PRIOR = 1.0
 #: label names that make a task a sentiment task (the lexicon's part of ``'lean-synonyms-lexicon'`` applies)
