@@ -154,20 +154,14 @@ def _swap(text, index, word):
     return t
 
 
-def before_the_victim(rule, x, texts):
-    for c in rule.constraints:
-        texts = c._check_constraint_many(texts, x)
-    return texts
-
-
 def test_no_word_of_a_name_is_replaced_and_no_string_the_lexicon_lacks_is_put_in():
     rule = build_fluency_rule("pos", tagger=WordTagger())
     x = AttackedText("wes craven is fine")
     name = AttackedText("zebra craven is fine")
-    assert before_the_victim(rule, x, [name]) == []
+    assert rule.kept(x, [name]) == []
     y = AttackedText("the acting was fine")
     noun, junk = AttackedText("the zebra was fine"), AttackedText("the besco was fine")
-    assert before_the_victim(rule, y, [noun, junk]) == [noun]  # "besco" is no English noun
+    assert rule.kept(y, [noun, junk]) == [noun]  # "besco" is no English noun
 
 
 def test_summary_names_the_rules_and_gives_seconds_per_attacked_example(monkeypatch, tmp_path):

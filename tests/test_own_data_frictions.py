@@ -16,6 +16,7 @@ import pytest
 
 from conftest import stock_textattack, write_tiny_bert, write_tiny_mlm
 from test_hostile_input import no_sentence_encoder  # noqa: F401 - a fixture
+from test_own_data import last_error_line, write_csv
 
 VOCAB = "[PAD] [UNK] [CLS] [SEP] [MASK] the a film is good bad and cast fine dull movie plot he she".split()
 TWO = ["negative", "positive"]
@@ -51,17 +52,6 @@ def models(tmp_path_factory):
         3: named_folder(root / "three_classes", THREE),
         "mlm": write_tiny_mlm(root / "mlm", VOCAB),
     }
-
-
-def write_csv(path, rows, columns=("text", "label")):
-    pd.DataFrame(rows, columns=list(columns)).to_csv(path, index=False)
-    return path
-
-
-def last_error_line(err):
-    lines = err.strip().splitlines()
-    assert lines and "Traceback" not in err, err[-2000:]
-    return lines[-1]
 
 
 # ------------------------------------------------------------------------------------ bias --target-class

@@ -22,6 +22,7 @@ budget, for one changed word). ``"pos"``: the part-of-speech check alone. ``"pap
 """
 
 from .article_agreement import ArticleAgreement
+from .named_rule import NamedRule, kept_by
 from .neighbor_fluency import NeighborFluency
 from .patch_part_of_speech import PatchPartOfSpeech
 
@@ -39,7 +40,7 @@ FLUENCY_LM_BUDGET = 8.0
 FLUENCY_LM_MAX_SCORED = 100
 
 
-class FluencyRule:
+class FluencyRule(NamedRule):
     """A named fluency rule: ``constraints`` before the victim, ``success_checks`` on its misclassified candidates.
 
     Args:
@@ -50,27 +51,15 @@ class FluencyRule:
     """
 
     def __init__(self, name, constraints=(), success_checks=(), settings=""):
-        self.name = name
-        self.constraints = list(constraints)
+        super().__init__(name, constraints, settings)
         self.success_checks = list(success_checks)
-        self.settings = settings
 
     def successes(self, reference, texts):
         """The texts of ``texts`` every success check keeps against ``reference``, in their order."""
-        kept = list(texts)
-        for c in self.success_checks:
-            if not kept:
-                break
-            kept = c._check_constraint_many(kept, reference)
-        return kept
+        return kept_by(self.success_checks, reference, texts)
 
-    def describe(self):
-        """The summary row's value: the name, then its settings."""
-        return f"{self.name} ({self.settings})" if self.settings else self.name
-
-    def __repr__(self):
-        inner = ", ".join(repr(c) for c in self.constraints + self.success_checks)
-        return f"FluencyRule({self.name!r}{', ' + inner if inner else ''})"
+    def _parts(self):
+        return self.constraints + self.success_checks
 
 
 def build_fluency_rule(

@@ -28,6 +28,7 @@ from ..resources.synonyms import SynonymList
 from ..shared.inputs import label_reason
 from .label_lean import LEAN_MARGIN, LabelLeanShift
 from .lexicon_swap import MIN_VALENCE, SentimentLexiconSwap
+from .named_rule import NamedRule
 from .negation_swap import NegationSwap
 
 LABEL_RULES = {
@@ -42,7 +43,7 @@ DEFAULT_LABEL_RULE = "lean-synonyms-lexicon"
 POOLED_RULES = ("lean-synonyms", "lean-synonyms-lexicon")
 
 
-class LabelRule:
+class LabelRule(NamedRule):
     """A named, ordered list of constraints a one-word swap ``x'`` must pass against ``x`` to keep ``x``'s label.
 
     Args:
@@ -50,28 +51,6 @@ class LabelRule:
         constraints: TextAttack constraints, cheapest first.
         settings: what the summary row says after the name (e.g. the margin and the data).
     """
-
-    def __init__(self, name, constraints=(), settings=""):
-        self.name = name
-        self.constraints = list(constraints)
-        self.settings = settings
-
-    def kept(self, reference, texts):
-        """The texts of ``texts`` (AttackedTexts) every constraint keeps against ``reference``, in their order."""
-        kept = list(texts)
-        for c in self.constraints:
-            if not kept:
-                break
-            kept = c._check_constraint_many(kept, reference)
-        return kept
-
-    def describe(self):
-        """The summary row's value: the name, then its settings."""
-        return f"{self.name} ({self.settings})" if self.settings else self.name
-
-    def __repr__(self):
-        inner = ", ".join(repr(c) for c in self.constraints)
-        return f"LabelRule({self.name!r}{', ' + inner if inner else ''})"
 
 
 #: SP-Attack's default largest shift of the lean, nats (Eq. 6's own margin, LEAN_MARGIN, is 1; design/single-word.md)
