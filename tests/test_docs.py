@@ -319,6 +319,8 @@ def check_recipe(text, strict_name=False):
 RECIPE_LIKE = re.compile(r"^(so-[a-z]+|sp-[a-z]+|[a-z0-9]+-offline)$")
 PARAM_ASSIGNMENT = re.compile(r"^([a-z][a-z0-9]*(?:_[a-z0-9]+)+)=[^\s=]+$")
 PATH = re.compile(r"(?<![\w/.-])((?:benchmarks|docs|examples|recipes|scripts)/[\w./-]+)([^\s`\"')]*)")
+# what the docs build writes (git-ignored): a page may name it before it exists, as on a fresh clone
+BUILD_OUTPUTS = ("docs/_build", "docs/figures")
 
 
 def problems_of(path):
@@ -351,7 +353,8 @@ def problems_of(path):
         for m in PATH.finditer(code.text):
             target, rest = m.group(1).rstrip(".,:;"), m.group(2)
             elided = any(ch in target + rest[:1] for ch in "*?<>{[…") or target.endswith(("_", "-"))
-            if not elided and not (REPO / target).exists():
+            built = target in BUILD_OUTPUTS or target.startswith(tuple(f"{b}/" for b in BUILD_OUTPUTS))
+            if not elided and not built and not (REPO / target).exists():
                 add(code.line + code.text.count("\n", 0, m.start()), [f"no file `{target}`"])
     return list(dict.fromkeys(problems))
 
