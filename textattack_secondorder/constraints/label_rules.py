@@ -18,6 +18,10 @@ TextAttack constraints on ``x'`` against ``x``, cheapest first; SP-Attack's reci
   1 nat, by default).
 * ``"paper"``: no check beyond the paper's similarity (sentence-encoder cosine > 0.8, in SP-Attack's search).
 
+Each ``"lean*"`` rule also has a success check, judged on the candidates the victim misclassified: a label probe fitted
+on the same data must not move off the sentence's label by more than ``probe_max_drop`` nats
+(:class:`~.label_probe.LabelProbeDrop`; task-agnostic, it reads what the word counts cannot).
+
 What each signal was measured to tell, and the blind reads the rule was chosen from, are in docs/design/single-word.md.
 """
 
@@ -27,6 +31,7 @@ from ..resources.sentiment_lexicon import LEXICON_NAME
 from ..resources.synonyms import SynonymList
 from ..shared.inputs import label_reason
 from .label_lean import LEAN_MARGIN, LabelLeanShift
+from .label_probe import LABEL_PROBE_MAX_DROP, LabelProbe, LabelProbeDrop
 from .lexicon_swap import MIN_VALENCE, SentimentLexiconSwap
 from .named_rule import NamedRule
 from .negation_swap import NegationSwap
@@ -50,6 +55,7 @@ class LabelRule(NamedRule):
         name: the rule's name (one of :data:`LABEL_RULES` for the built-in ones).
         constraints: TextAttack constraints, cheapest first.
         settings: what the summary row says after the name (e.g. the margin and the data).
+        success_checks: checks of the candidates the victim misclassified, given the sentence's label (the probe).
     """
 
 
@@ -68,12 +74,22 @@ def is_sentiment_task(label_names):
     return all(any(alias in names for alias in aliases) for aliases in SENTIMENT_NAMES)
 
 
-def build_label_rule(name=DEFAULT_LABEL_RULE, lean=None, max_shift=LEAN_MARGIN, synonym_lean=None, lexicon=True):
+def build_label_rule(
+    name=DEFAULT_LABEL_RULE,
+    lean=None,
+    max_shift=LEAN_MARGIN,
+    synonym_lean=None,
+    lexicon=True,
+    probe=None,
+    probe_max_drop=LABEL_PROBE_MAX_DROP,
+):
     """The label rule called ``name``. ``lean``: a :class:`~..datasets.label_words.LabelLean` of the victim's
     training sentences (needed by ``"lean"`` and ``"lean-synonyms"``); ``synonym_lean``: a
     :class:`~..datasets.label_words.SynonymLabelLean` of the same sentences (needed by ``"lean-synonyms"``);
     ``max_shift``: the largest shift kept, in nats; ``lexicon``: whether ``"lean-synonyms-lexicon"``'s sentiment
-    lexicon applies (a sentiment task) or is left out (the summary row says which)."""
+    lexicon applies (a sentiment task) or is left out (the summary row says which); ``probe``: a
+    :class:`~.label_probe.LabelProbe` of the same sentences whose log-probability of the label may fall by at most
+    ``probe_max_drop`` nats on a success (None, or ``probe_max_drop`` None: no probe)."""
     if name not in LABEL_RULES:  # the recipe checks its parameter first (attack_recipes/sp_attack.py); Python callers
         raise ValueError(f"label_rule={name!r} is not a label rule; choose one of {', '.join(map(repr, LABEL_RULES))}")
     if name == "paper":
@@ -95,7 +111,11 @@ def build_label_rule(name=DEFAULT_LABEL_RULE, lean=None, max_shift=LEAN_MARGIN, 
         settings += f"; no word of the sentiment lexicon ({LEXICON_NAME}, |valence| >= {MIN_VALENCE:g}) in or out"
     elif name == "lean-synonyms-lexicon":
         settings += "; sentiment lexicon off (not a sentiment task)"
-    return LabelRule(name, constraints, settings=settings + source)
+    checks = []
+    if probe is not None and probe_max_drop is not None:
+        checks.append(LabelProbeDrop(probe, probe_max_drop))
+        settings += f"; a label probe's log P(label) falls <= {probe_max_drop:g} nat"
+    return LabelRule(name, constraints, settings=settings + source, success_checks=checks)
 
 
 def label_rule_for_data(
@@ -107,11 +127,16 @@ def label_rule_for_data(
     origin=None,
     num_classes=None,
     label_names=None,
+    probe_max_drop=LABEL_PROBE_MAX_DROP,
+    sentence_encoder=None,
+    device=None,
 ):
     """:func:`build_label_rule` with the label lean of ``data``'s training sentences (``'mr'`` or a CSV with
     text,label columns). ``prior``: the lean's prior in pseudo-occurrences (None: Eq. 6's add-one smoothing);
     ``origin``: why this data (said in the summary row, e.g. "the data κ was computed on"); ``num_classes`` and
-    ``label_names``: the model's, to read the data's labels as its classes (a row with another label is left out).
+    ``label_names``: the model's, to read the data's labels as its classes (a row with another label is left out);
+    ``probe_max_drop``: the label probe's margin (None: no probe), the probe fitted on the same sentences with
+    ``sentence_encoder`` (a slot value or an encoder; on ``device``) when first asked.
     A name that is no rule, data without labels or without any of the model's labels: ``ValueError``, one line."""
     if name not in LABEL_RULES:
         raise ValueError(f"label_rule={name!r} is not a label rule; choose one of {', '.join(map(repr, LABEL_RULES))}")
@@ -139,4 +164,17 @@ def label_rule_for_data(
     pooled = None
     if name in POOLED_RULES:  # the synonym list the package ships (the resource slot)
         pooled = SynonymLabelLean(label_word_counts(labelled), SynonymList(), name=source, prior=prior)
-    return build_label_rule(name, lean=lean, max_shift=max_shift, synonym_lean=pooled, lexicon=lexicon)
+    probe = None
+    classes = {y for _, y in labelled}
+    if probe_max_drop is not None and len(classes) > 1 and all(isinstance(y, int) for y in classes):
+        # the probe's columns are the victim's class numbers (data read without the model's classes has none)
+        probe = LabelProbe(labelled, encoder=sentence_encoder, name=source, device=device)
+    return build_label_rule(
+        name,
+        lean=lean,
+        max_shift=max_shift,
+        synonym_lean=pooled,
+        lexicon=lexicon,
+        probe=probe,
+        probe_max_drop=probe_max_drop,
+    )

@@ -34,5 +34,9 @@ class SentimentLexiconSwap(Constraint):
         swap = swapped_word(transformed_text, reference_text)
         return swap is not None and not (self.polar(swap[1]) or self.polar(swap[2]))
 
+    def admits_word(self, word):
+        """Whether ``word`` may be put in at all (it is no opinion word of the lexicon)."""
+        return not self.polar(word)
+
     def extra_repr_keys(self):
         return ["min_valence"]

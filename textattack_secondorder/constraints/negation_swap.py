@@ -30,3 +30,7 @@ class NegationSwap(Constraint):
     def _check_constraint(self, transformed_text, reference_text):
         swap = swapped_word(transformed_text, reference_text)
         return swap is not None and is_negator(swap[1]) == is_negator(swap[2])
+
+    def admits_word(self, word):
+        """Whether ``word`` may replace a word that is no negator (it is none itself)."""
+        return not is_negator(word)

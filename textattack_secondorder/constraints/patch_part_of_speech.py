@@ -19,6 +19,8 @@ from .word_swap_position import swapped_word
 
 #: Penn tags of the content words a patch may replace.
 CONTENT_TAGS = frozenset(["NN", "NNS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "JJ", "JJR", "JJS", "RB", "RBR", "RBS"])
+#: Penn tags of the modifiers (adjectives and adverbs): the slots SP-Attack's fluency rule fills by default
+MODIFIER_TAGS = frozenset(["JJ", "JJR", "JJS", "RB", "RBR", "RBS"])
 NAME_TAGS = frozenset(["NNP", "NNPS"])
 
 
@@ -44,12 +46,16 @@ class PatchPartOfSpeech(Constraint):
     Args:
         tagger: an object with ``tags(attacked_text)`` (default: the ``pos_tagger`` slot).
         names: also refuse a word next to a proper noun (default True).
+        slots: the Penn tags the replaced word may have (default: every content word's, :data:`CONTENT_TAGS`).
     """
 
-    def __init__(self, tagger=None, names=True, compare_against_original=True):
+    def __init__(self, tagger=None, names=True, slots=CONTENT_TAGS, compare_against_original=True):
         super().__init__(compare_against_original)
         self.tagger = tagger if tagger is not None else load_pos_tagger()
         self.names = bool(names)
+        self.slots = tuple(sorted(set(slots)))  # sorted: the same repr on every run
+        if not set(self.slots) <= CONTENT_TAGS:
+            raise ValueError(f"slots must be content-word tags ({', '.join(sorted(CONTENT_TAGS))})")
 
     def _check_constraint(self, transformed_text, reference_text):
         return bool(self._check_constraint_many([transformed_text], reference_text))
@@ -59,7 +65,7 @@ class PatchPartOfSpeech(Constraint):
         lexical = []  # the old word is a content word, not beside a name; the new word can carry its tag
         for t in transformed_texts:
             swap = swapped_word(t, reference_text)
-            if swap is None or tags[swap[0]] not in CONTENT_TAGS:
+            if swap is None or tags[swap[0]] not in self.slots:
                 continue
             i = swap[0]
             if self.names and any(0 <= j < len(tags) and tags[j] in NAME_TAGS for j in (i - 1, i + 1)):
@@ -70,5 +76,10 @@ class PatchPartOfSpeech(Constraint):
         retagged = self.tagger.tag_many([t for t, _ in lexical])
         return [t for (t, i), new_tags in zip(lexical, retagged) if new_tags[i] == tags[i]]
 
+    def admits_word(self, word):
+        """Whether ``word`` can carry the tag of some slot (lemminflect knows it as the usual form of one): a string no
+        English lexicon knows ("besco") takes no slot, whatever the sentence, nor a noun where only modifiers may go."""
+        return any(can_carry(word, tag) for tag in self.slots)
+
     def extra_repr_keys(self):
-        return ["names"]
+        return ["names", "slots"]

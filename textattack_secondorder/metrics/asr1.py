@@ -21,11 +21,12 @@ def words_changed(result):
 def label_kept(rule, result):
     """Whether ``rule`` (a :class:`~..constraints.label_rules.LabelRule`) keeps the swap of a one-word success.
 
-    The swap is read afresh from the two texts (a multi-step attack's last step need not be the one change)."""
+    The swap is read afresh from the two texts (a multi-step attack's last step need not be the one change); the
+    rule's success checks (the label probe) are told the sentence's ground-truth label."""
     original = result.original_result.attacked_text
     changed = AttackedText(result.perturbed_result.attacked_text.text)
     changed.attack_attrs["newly_modified_indices"] = original.all_words_diff(changed)
-    return bool(rule.kept(original, [changed]))
+    return bool(rule.kept(original, [changed], result.original_result.ground_truth_output))
 
 
 class ASR1(Metric):

@@ -1,5 +1,5 @@
-"""The summary rows SP-Attack adds: its label rule and fluency rule, as so-beam's names its patch rule, and its
-seconds per attacked example (docs/design/single-word.md)."""
+"""The summary rows SP-Attack adds: its label rule, fluency rule and word pool, as so-beam's names its patch rule, and
+its seconds per attacked example (docs/design/single-word.md)."""
 
 from textattack.metrics import Metric
 
@@ -8,10 +8,11 @@ from .seconds import SecondsPerExample
 
 ROW = "Label rule:"
 FLUENCY_ROW = "Fluency rule:"
+POOL_ROW = "Word pool:"
 
 
 class RuleName(Metric):
-    """A rule of the run (anything with ``describe()``: a label or fluency rule), with its settings."""
+    """A rule of the run (anything with ``describe()``: a label or fluency rule, the word pool), with its settings."""
 
     def __init__(self, rule):
         self.text = rule.describe()
@@ -20,10 +21,12 @@ class RuleName(Metric):
         return self.text
 
 
-def label_rule_metrics(rule, fluency=None):
+def label_rule_metrics(rule, fluency=None, pool=None):
     """The rows SP-Attack's recipe adds to TextAttack's summary table."""
     rows = {ROW: RuleName(rule)}
     if fluency is not None:
         rows[FLUENCY_ROW] = RuleName(fluency)
+    if pool is not None:
+        rows[POOL_ROW] = RuleName(pool)
     rows[SECONDS_ROW] = SecondsPerExample()
     return rows

@@ -13,9 +13,10 @@ joint criterion (paper Eq. 4)::
 The authors' released code weights the other way (20 on similarity, 3 on the
 perplexity ratio): ``weighting="code"``.
 
-With a fluency rule (:class:`~..constraints.fluency_rules.FluencyRule`), a misclassified candidate counts towards
-``k`` only when the rule's success checks keep it (the causal LM's budget: not in the paper); its part-of-speech
-check runs earlier, as one of the attack's constraints, before the victim sees the candidate.
+With a label rule and a fluency rule (:class:`~..constraints.label_rules.LabelRule`,
+:class:`~..constraints.fluency_rules.FluencyRule`), a misclassified candidate counts towards ``k`` only when their
+success checks keep it — the label probe, told the sentence's label, then the causal LM's budget (not in the paper);
+their other checks run earlier, as the attack's constraints, before the victim sees the candidate.
 """
 
 import random
@@ -42,6 +43,8 @@ class SPAttackSearch(SearchMethod):
         seed: shuffle seed.
         fluency_rule: a :class:`~..constraints.fluency_rules.FluencyRule` whose success checks a misclassified
             candidate must pass to count (None: every one counts, the paper's search).
+        label_rule: a :class:`~..constraints.label_rules.LabelRule` whose success checks (the label probe) a
+            misclassified candidate must pass first, given the sentence's ground-truth label.
     """
 
     def __init__(
@@ -57,6 +60,7 @@ class SPAttackSearch(SearchMethod):
         seed=0,
         device=None,
         fluency_rule=None,
+        label_rule=None,
     ):
         if weighting not in WEIGHTS:
             raise ValueError(f"weighting must be one of {list(WEIGHTS)}")
@@ -72,7 +76,9 @@ class SPAttackSearch(SearchMethod):
         self.seed = seed
         self.device = device
         self.fluency_rule = fluency_rule
+        self.label_rule = label_rule
         self.refused_unfluent = 0  # misclassified candidates the fluency rule's success checks refused (all examples)
+        self.refused_label = 0  # misclassified candidates the label rule's success checks refused (all examples)
 
     # lazily loaded resources ----------------------------------------------------
     def encoder(self):
@@ -101,7 +107,8 @@ class SPAttackSearch(SearchMethod):
         successes, best = [], initial_result
         for s in range(0, len(pool), self.query_batch_size):
             results, search_over = self.get_goal_results(pool[s : s + self.query_batch_size])
-            fluent = self._fluent(x, [r for r in results if r.goal_status == GoalFunctionResultStatus.SUCCEEDED])
+            misclassified = [r for r in results if r.goal_status == GoalFunctionResultStatus.SUCCEEDED]
+            fluent = self._kept(x, misclassified, initial_result.ground_truth_output)
             for r in results:
                 if r.goal_status == GoalFunctionResultStatus.SUCCEEDED and id(r) in fluent:
                     successes.append(r)
@@ -128,13 +135,18 @@ class SPAttackSearch(SearchMethod):
         }
         return pick
 
-    def _fluent(self, x, misclassified):
-        """``id`` of each result of ``misclassified`` the fluency rule's success checks keep against ``x``."""
-        if self.fluency_rule is None or not self.fluency_rule.success_checks or not misclassified:
-            return {id(r) for r in misclassified}
-        kept = {id(t) for t in self.fluency_rule.successes(x, [r.attacked_text for r in misclassified])}
+    def _kept(self, x, misclassified, label):
+        """``id`` of each result of ``misclassified`` the label and fluency rules' success checks keep against ``x``
+        (of class ``label``): the label probe first (one encoder pass), then the causal LM on what it kept."""
+        texts = [r.attacked_text for r in misclassified]
+        for rule, counter in ((self.label_rule, "refused_label"), (self.fluency_rule, "refused_unfluent")):
+            if rule is None or not rule.success_checks or not texts:
+                continue
+            kept = rule.successes(x, texts, label)
+            setattr(self, counter, getattr(self, counter) + len(texts) - len(kept))
+            texts = kept
+        kept = {id(t) for t in texts}
         out = {id(r) for r in misclassified if id(r.attacked_text) in kept}
-        self.refused_unfluent += len(misclassified) - len(out)
         for r in misclassified:  # a refused one is not an adversarial example: it ranks below the unflipped
             if id(r) not in out:
                 r.goal_status = GoalFunctionResultStatus.SEARCHING
@@ -147,4 +159,4 @@ class SPAttackSearch(SearchMethod):
 
     def extra_repr_keys(self):
         keys = ["max_successes", "query_batch_size", "weighting", "alpha", "beta", "similarity_threshold", "seed"]
-        return keys + ["fluency_rule"]
+        return keys + ["label_rule", "fluency_rule"]

@@ -12,10 +12,10 @@ class WordSwapWordList(WordSwap):
     ``l × M`` single-word perturbations.
     """
 
-    def __init__(self, words, **kwargs):
+    def __init__(self, words, allow_empty=False, **kwargs):
         super().__init__(**kwargs)
         self.words = [w.lower() for w in words]
-        if not self.words:
+        if not self.words and not allow_empty:
             raise ValueError("WordSwapWordList needs at least one word")
 
     def _get_replacement_words(self, word):
