@@ -251,11 +251,14 @@ def cmd_score(args):
     from textattack_secondorder.shared.files import atomic_write_text
 
     key = pd.read_csv(args.key, keep_default_na=False)
+    if args.first is not None:  # the read of the first N sentences of longer runs
+        key = key[key.example.astype(int) < args.first]
     readers = []
     for n, path in enumerate(args.verdicts, 1):
         v = pd.read_csv(path, keep_default_na=False)
-        if v.id.duplicated().any() or set(v.id) != set(key.id):
+        if v.id.duplicated().any() or not set(key.id) <= set(v.id):
             raise SystemExit(f"{path}: its ids are not the key's ({len(v)} rows for {key.id.nunique()} items)")
+        v = v[v.id.isin(key.id)].copy()
         v["label"] = v["label"].str.strip().str.lower()
         key = key.merge(v.rename(columns={"label": f"label_{n}", "fluency": f"fluency_{n}"}), on="id")
         readers.append(n)
@@ -271,7 +274,8 @@ def cmd_score(args):
     if args.examples:
         from sp_attack_read import summarize_runs
 
-        runs = summarize_runs(pd.concat([pd.read_csv(p, keep_default_na=False) for p in args.examples]))
+        runs = pd.concat([pd.read_csv(p, keep_default_na=False) for p in args.examples])
+        runs = summarize_runs(runs if args.first is None else runs[runs.row.astype(int) < args.first])
     table = []
     for (victim, system), g in key.groupby(["victim", "system"], sort=False):
         row = {"victim": victim, "system": system, "items": len(g)}
@@ -350,6 +354,7 @@ def main():
     s.add_argument("--key", required=True)
     s.add_argument("--verdicts", nargs="+", required=True, help="one CSV (id,label,fluency) per reader")
     s.add_argument("--examples", nargs="*", help="the runs' *_examples.csv: ASR and seconds beside the read")
+    s.add_argument("--first", type=int, default=None, help="score only the first N sentences (example < N)")
     s.add_argument("--out", required=True)
     s.set_defaults(func=cmd_score)
     args = ap.parse_args()
