@@ -79,7 +79,7 @@ class SPAttack(SORecipe):
             DEFAULT_POOL,
             "which words the top M is taken from: 'admissible' (the words the label and fluency rules could keep in "
             "place of a word that leans nowhere: no negator, no lexicon word, lean <= label_max_shift, a form "
-            "English has for a content word) or 'paper' (every word of κ)",
+            "English has for a slot's part of speech) or 'paper' (every word of κ)",
             choices=tuple(POOLS),
         ),
         "max_successes": Param(50, "§4: stop after k = 50 misclassified candidates", low=1),
