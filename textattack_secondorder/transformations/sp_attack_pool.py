@@ -5,8 +5,8 @@ The paper takes the M = 50 words of largest κ. With SP-Attack's label and fluen
 ("terrible", "stupid", "bad"), which the sentiment lexicon and the label lean refuse wherever they are put, so the
 paper's pool leaves the search nothing to find. ``'admissible'`` (the default) walks down κ and keeps the first M words
 each rule could keep in place of a word that leans nowhere (each constraint's ``admits_word``: no negator, no lexicon
-word, a lean of at most the rule's margin, a form English has for a content word); ``'paper'`` keeps the top M as they
-are. The rules still judge every candidate in its sentence.
+word, a lean of at most the rule's margin, a form English has for a slot's part of speech); ``'paper'`` keeps the top M
+as they are. The rules still judge every candidate in its sentence.
 """
 
 from textattack.shared import logger
@@ -34,19 +34,22 @@ class SPAttackPool:
             raise ValueError(f"pool={mode!r} is not a pool; choose one of {', '.join(map(repr, POOLS))}")
         self.mode = mode
         self.top_m = int(top_m)
-        if mode == "paper":
-            self.words = kappa.top_words(self.top_m)
-        else:
-            self.words = kappa.top_words(self.top_m, keep=lambda w: all(r.admits(w) for r in rules))
-        self.vocabulary = len(kappa.kappa)
-        if not self.words:  # every sentence fails, and the summary row says why
+        frame = kappa.to_frame()  # every word of κ, largest κ first (ties by the word)
+        admitted = (lambda w: True) if mode == "paper" else (lambda w: all(r.admits(w) for r in rules))
+        ranks = []  # the ranks in κ of the words kept, walking down until M are kept
+        for rank, word in enumerate(frame["word"]):
+            if len(ranks) == self.top_m:
+                break
+            if admitted(word):
+                ranks.append(rank)
+        self.words = frame["word"].iloc[ranks].tolist()
+        self.vocabulary = len(frame)
+        if not ranks:  # every sentence fails, and the summary row says why
             self.passed_over, self.kappa_range = self.vocabulary, None
             logger.warning("SP-Attack: %s", self.describe())
             return
-        ranks = {w: i for i, w in enumerate(kappa.to_frame()["word"])}
-        kappas = kappa.kappa
-        self.passed_over = ranks[self.words[-1]] + 1 - len(self.words)  # higher-κ words the rules refuse
-        self.kappa_range = (kappas[self.words[0]], kappas[self.words[-1]])
+        self.passed_over = ranks[-1] + 1 - len(ranks)  # higher-κ words the rules refuse
+        self.kappa_range = (float(frame["kappa"].iloc[ranks[0]]), float(frame["kappa"].iloc[ranks[-1]]))
 
     def describe(self):
         """The summary row's value."""

@@ -115,18 +115,8 @@ class FlipCapabilityResult:
     def top(self, n=50):
         return self.to_frame().head(n)
 
-    def top_words(self, n=50, keep=None):
-        """The ``n`` words of largest κ (ties by the word); with ``keep``, the ``n`` largest among the words
-        ``keep(word)`` is true of."""
-        if keep is None:
-            return self.top(n)["word"].tolist()
-        out = []
-        for w in self.to_frame()["word"]:  # in order of κ, stopping at the n-th kept word
-            if len(out) == n:
-                break
-            if keep(w):
-                out.append(w)
-        return out
+    def top_words(self, n=50):
+        return self.top(n)["word"].tolist()
 
     def summary(self):
         m = self.metric
