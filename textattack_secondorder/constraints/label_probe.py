@@ -81,11 +81,16 @@ class LabelProbe:
             atomic_write_bytes(path, buf.getvalue())
         return weights
 
-    def log_probs(self, texts):
-        """``(len(texts), classes)`` log-probabilities; the columns are the classes of the data, in order."""
+    @property
+    def weights(self):
+        """``(coef, intercept, classes)`` of the fitted regression (fitted, or read from the cache, on first use)."""
         if self._weights is None:
             self._weights = self._fit()
-        coef, intercept, _ = self._weights
+        return self._weights
+
+    def log_probs(self, texts):
+        """``(len(texts), classes)`` log-probabilities; the columns are the classes of the data, in order."""
+        coef, intercept, _ = self.weights
         x = np.asarray(self.encoder.encode(list(texts)), dtype=np.float64)
         logits = x @ coef.T + intercept
         if logits.shape[1] == 1:  # scikit-learn's binary model: the log-odds of the second class
@@ -94,9 +99,7 @@ class LabelProbe:
 
     def column(self, label):
         """The column of class ``label`` (None: a class the data does not have)."""
-        if self._weights is None:
-            self._weights = self._fit()
-        classes = list(self._weights[2])
+        classes = list(self.weights[2])
         return classes.index(label) if label in classes else None
 
     def __repr__(self):
