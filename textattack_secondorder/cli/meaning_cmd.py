@@ -33,6 +33,12 @@ def add_parser(subparsers):
     )
     p.add_argument("--log", help="TextAttack CSV attack log (columns original_text, perturbed_text, ... result_type)")
     p.add_argument(
+        "--include-failed",
+        action="store_true",
+        help="also judge Failed rows of the log (left out by default: a failed row's perturbed text is a candidate "
+        "the attack rejected, not an adversarial example)",
+    )
+    p.add_argument(
         "--include-skipped",
         action="store_true",
         help="also judge Skipped rows of the log (the model was already wrong; left out by default)",
@@ -68,9 +74,11 @@ def run(args):
         raise SystemExit("meaning: give either --log or the seq2seq files, not both")
     skipped = []  # rows not judged for bad input (docs/design/hostile-input.md), listed with their reason
     if args.log:
-        types = None if args.include_skipped else ("Successful", "Failed", "Maximized")
+        types = list(mp.JUDGED_BY_DEFAULT)
+        types += ["Failed"] * args.include_failed + ["Skipped"] * args.include_skipped
+        left_out = {}
         try:
-            records = mp.read_attack_log(args.log, result_types=types, skipped=skipped)
+            records = mp.read_attack_log(args.log, result_types=types, skipped=skipped, left_out=left_out)
         except ValueError as e:  # not an attack log: one line, exit code 2
             raise UsageError(str(e)) from None
         rows = mp.evaluate_classification(records)
@@ -94,7 +102,15 @@ def run(args):
     if args.log:
         counts = pd.Series([r["result_type"] for r in rows]).value_counts().to_dict() if rows else {}
         print("result types judged: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "none"))
+        if left_out:
+            flags = {"Failed": "--include-failed", "Skipped": "--include-skipped"}
+            print(
+                "not judged: "
+                + ", ".join(f"{k} {v}" + (f" ({flags[k]} judges them)" if k in flags else "") for k, v in left_out.items())
+                + (" (a failed row's text is a candidate the attack rejected)" if "Failed" in left_out else "")
+            )
         summary["result_types"] = counts
+        summary["result_types_not_judged"] = left_out
     summary["rows skipped for bad input"] = len(skipped)
     if skipped:
         print(f"rows skipped for bad input (not judged, reason in skip_reason): {len(skipped)}")
