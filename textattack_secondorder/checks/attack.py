@@ -6,7 +6,18 @@ import re
 
 from ..shared.errors import UsageError
 from ..shared.recipe_params import SPLIT, parse_recipe_params
-from .base import AT_LEAST, AT_MOST, COUNT, EXECUTION_PARAMS, NON_NEGATIVE, SAMPLING_SETTINGS, Check, Evaluation, Metric
+from .base import (
+    AT_LEAST,
+    AT_MOST,
+    COUNT,
+    EXECUTION_PARAMS,
+    NON_NEGATIVE,
+    SAMPLING_SETTINGS,
+    Check,
+    ConfigError,
+    Evaluation,
+    Metric,
+)
 
 SWEEP_SETTINGS = {
     "recipe": ("sp-attack", str, "recipe name, with parameters as NAME^a=1,b='x'"),
@@ -58,6 +69,32 @@ def validate_recipe(recipe):
     checked_recipe(recipe)
 
 
+def recipe_kappa_file(recipe):
+    """The saved κ a recipe string names (``sp-attack^kappa='FILE'``), or None."""
+    try:
+        kappa = parse_recipe_params(recipe.partition(SPLIT)[2]).get("kappa")
+    except ValueError:
+        return None
+    return kappa if isinstance(kappa, str) else None
+
+
+def refuse_other_models_kappa(context, recipe):
+    """A recipe's saved ``kappa=`` file must be the κ of the model under test (:mod:`~..evaluation.flip_capability.
+    ownership`): another model's κ is a :class:`ConfigError` naming both, since the gate would judge this model by a
+    transfer attack (weaker: it passes for that reason alone); a κ that cannot be checked is said and used."""
+    from ..evaluation.flip_capability.ownership import KappaModelError, load_kappa
+
+    kappa = recipe_kappa_file(recipe)
+    if kappa is None:
+        return
+    try:
+        load_kappa(kappa, context.model, refuse=True, say=lambda line: context.say(f"  warning: {line}"))
+    except KappaModelError as e:
+        raise ConfigError(f"recipe {recipe!r}: {e}") from None
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"recipe {recipe!r}: kappa={kappa!r} cannot be read ({e})") from None
+
+
 def run_sweep_cell(context, settings, folder):
     """Attack the check's examples with ``settings['recipe']`` through :func:`~..sweeps.run_attack_sweep`;
     returns ``(summary row dict, path of the cell CSV, rows skipped for bad input)``."""
@@ -65,6 +102,7 @@ def run_sweep_cell(context, settings, folder):
     from ..metrics import asr1
     from ..sweeps import cell_name, run_attack_sweep
 
+    refuse_other_models_kappa(context, settings["recipe"])
     recipe = checked_recipe(settings["recipe"])
     examples, skipped = context.screened(settings)
     table, stats = run_attack_sweep(
@@ -131,6 +169,10 @@ class AttackCheck(Check):
 
     def validate(self):
         validate_recipe(self.settings["recipe"])
+
+    def input_files(self):
+        kappa = recipe_kappa_file(self.settings["recipe"])
+        return [kappa] if kappa else []
 
     def evaluate(self, context, folder):
         from ..metrics import asr1

@@ -126,6 +126,11 @@ class Check:
         """Names of other checks whose evaluation this one reads (the meaning check)."""
         return []
 
+    def input_files(self):
+        """Files the evaluation reads besides the model and the data (a recipe's saved ``kappa=``): their content is
+        part of the evaluation's key, so a file rewritten under the same name is measured again."""
+        return []
+
     def comparable_settings(self):
         """The settings that define what the check measures (the recipe split into its parameters;
         sampling seeds left out): a baseline is comparable when they are equal (docs/design/gate.md)."""

@@ -2,7 +2,8 @@
 
 Each check's evaluation is stored in ``OUT/evaluations/<name>/<key>.json`` under a content key:
 the package version, the model spec and the content of the files behind it, the check's kind and
-settings, the examples it reads (their text) and the keys of the checks it reads from; the work of
+settings, the examples it reads (their text), the content of the files it reads (a recipe's saved κ) and the keys of
+the checks it reads from; the work of
 an evaluation (attack logs, shards, charts) lies in ``OUT/<name>/<key>/``. A re-run with the same
 key reuses the stored evaluation (no model is even loaded when all are reused), also after a run
 on another model (the last few keys of each check are kept); a changed setting recomputes that
@@ -21,7 +22,7 @@ from pathlib import Path
 from .._version import __version__
 from ..datasets.examples import load_examples
 from ..distributed import ClusterOptions
-from ..models.fingerprint import model_fingerprint, spec_fingerprint
+from ..models.fingerprint import file_digest, model_fingerprint, spec_fingerprint
 from ..models.loading import load_model_wrapper
 from ..models.probe import model_label_names, probe_model
 from ..shared.digest import content_digest
@@ -143,6 +144,7 @@ def check_key(context, check, keys):
     """The content key of ``check``'s evaluation (``keys``: those of the checks it reads from)."""
     data = context.examples(check.settings) if check.DATA_SETTINGS else None
     deps = [keys[d] for d in check.depends_on()]
+    files = [file_digest(f) if os.path.isfile(f) else f for f in check.input_files()]
     return content_digest(
         [
             "textattack-so check",
@@ -153,7 +155,8 @@ def check_key(context, check, keys):
             spec_fingerprint(context.spec),
             data,
             deps,
-        ],
+        ]
+        + ([files] if files else []),  # keys of checks without input files stay as they were
         20,
     )
 
