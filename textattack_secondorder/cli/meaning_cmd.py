@@ -104,11 +104,9 @@ def run(args):
         print("result types judged: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "none"))
         if left_out:
             flags = {"Failed": "--include-failed", "Skipped": "--include-skipped"}
-            print(
-                "not judged: "
-                + ", ".join(f"{k} {v}" + (f" ({flags[k]} judges them)" if k in flags else "") for k, v in left_out.items())
-                + (" (a failed row's text is a candidate the attack rejected)" if "Failed" in left_out else "")
-            )
+            parts = [f"{k} {v}" + (f" ({flags[k]} judges them)" if k in flags else "") for k, v in left_out.items()]
+            why = " (a failed row's text is a candidate the attack rejected)" if "Failed" in left_out else ""
+            print("not judged: " + ", ".join(parts) + why)
         summary["result_types"] = counts
         summary["result_types_not_judged"] = left_out
     summary["rows skipped for bad input"] = len(skipped)
