@@ -182,6 +182,7 @@ class AttackCheck(Check):
             int(_number(row.get("Number of successful attacks")) or 0),
             int(_number(row.get("Number of failed attacks")) or 0),
         )
+        rows = succ + failed + int(_number(row.get("Number of skipped attacks")) or 0)
         values = {
             "success_rate": _number(row.get("Attack success rate")),
             "asr1": _number(row.get(asr1.ROW.rstrip(":").strip())),
@@ -201,4 +202,5 @@ class AttackCheck(Check):
             files={"log": csv_name},
             info={"rows skipped for bad input": skipped},
             measured_with=recipe_measured_with(self.settings["recipe"]),
+            sentences={"success_rate": succ + failed, "asr1": succ + failed, "accuracy_under_attack": rows},
         )

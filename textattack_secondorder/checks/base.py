@@ -71,7 +71,9 @@ class Evaluation:
     ``evidence`` per metric, per-item ``rows`` (table shown in the report) and ``examples``
     (a few texts, shown escaped), plus ``files`` (name -> path relative to the check's folder) and
     ``measured_with``: what the measurement depended on beyond the settings (the resources a slot
-    resolved to, the vocabulary), compared with a baseline's like the settings."""
+    resolved to, the vocabulary), compared with a baseline's like the settings; ``sentences``: for a metric that is a
+    share of sentences (``%``, ``per 100``), how many sentences it is a share of, so that the verdict can say when one
+    sentence moves it by more than its tolerance (:meth:`~.verdict.Verdict.resolution_text`)."""
 
     values: dict
     evidence: dict = field(default_factory=dict)
@@ -80,8 +82,9 @@ class Evaluation:
     files: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
     measured_with: dict = field(default_factory=dict)
+    sentences: dict = field(default_factory=dict)
 
-    FIELDS = ("values", "evidence", "rows", "examples", "files", "info", "measured_with")
+    FIELDS = ("values", "evidence", "rows", "examples", "files", "info", "measured_with", "sentences")
 
     def to_dict(self):
         return {k: getattr(self, k) for k in self.FIELDS}

@@ -314,6 +314,7 @@ def judge(check, finished, baseline=None):
         finished.comparable,
         finished.model_fingerprint,
         finished.key,
+        ev.sentences.get(check.metric),
     )
 
 
