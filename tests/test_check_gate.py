@@ -431,3 +431,33 @@ def test_a_share_of_fewer_sentences_than_its_tolerance_resolves_is_said():
     assert "rests on no sentence" in v(0).resolution_text()
     assert v(10, tolerance=0.0).resolution_text() == ""  # no worsening allowed: nothing to resolve
     assert v(10, unit="words").resolution_text() == "" and v(None).resolution_text() == ""
+
+
+def test_single_word_check_takes_the_vocabulary_of_a_data_set(tmp_path, capsys):
+    """vocab_from = a CSV: κ and ρ over the words of the training sentences only, as flip-capability --vocab-from."""
+    import pandas as pd
+
+    from conftest import write_tiny_bert
+
+    words = ["a", "good", "film", "dull", "plot", "zq", "xv"]  # zq, xv: entries no training sentence holds
+    from transformers import BertForSequenceClassification
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words
+    write_tiny_bert(tmp_path / "bert", vocab, BertForSequenceClassification, num_labels=2)
+    pd.DataFrame([("a good film", 1), ("a dull plot", 0)], columns=["text", "label"]).to_csv(
+        tmp_path / "train.csv", index=False
+    )
+    config = tmp_path / "gate.toml"
+    body = (
+        f'model = "{tmp_path / "bert"}"\ndataset = "{tmp_path / "train.csv"}"\nsplit = "train"\n'
+        '[[check]]\nkind = "single_word"\nmetric = "rho"\nthreshold = 0.0\n[check.settings]\nm = 0\n'
+    )
+    config.write_text(body)
+    assert main(["check", str(config), "--out", str(tmp_path / "all")]) == 0
+    everything = json.loads((tmp_path / "all" / "results.json").read_text())["checks"][0]
+    config.write_text(body + f'vocab_from = "{tmp_path / "train.csv"}"\n')
+    assert main(["check", str(config), "--out", str(tmp_path / "own")]) == 0
+    own = json.loads((tmp_path / "own" / "results.json").read_text())["checks"][0]
+    assert own["comparable"]["vocabulary"].startswith("5 words")  # a, good, film, dull, plot
+    assert everything["comparable"]["vocabulary"].startswith("7 words")
+    assert own["comparable"]["vocab_from"] == str(tmp_path / "train.csv")
