@@ -27,7 +27,9 @@ import time
 from ...distributed import ClusterOptions, ShardStore, make_shards, run_shards, shard_count
 from ...models.fingerprint import model_fingerprint, weights_fingerprint
 from ...models.loading import load_model_wrapper
+from ...models.probe import model_label_names
 from ...shared.digest import content_digest
+from ...shared.label_names import readable_names
 from .computation import DEFAULT_M, KappaSetup
 from .result import FlipCapability, FlipCapabilityResult
 
@@ -191,6 +193,9 @@ def compute_flip_capability(
     settings = dict(settings or {}, method=method, m=m, vocabulary=len(setup.words), examples=len(examples))
     # whose κ this is: checked wherever it is read for a model (ownership.py)
     settings["model_fingerprint"] = weights_fingerprint(model)
+    names = readable_names(model_label_names(model, metric.counts.shape[1]))
+    if names:  # the κ table's per-class columns by name (result.py)
+        settings["label_names"] = names
     if vocab_from:
         settings["vocab_from"] = vocab_from
     if options.sharded:
