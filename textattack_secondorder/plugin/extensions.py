@@ -239,6 +239,9 @@ def _extend_attacker():
         def attack_dataset(self):
             extra = dict(EXTRA_METRICS)
             extra.update(getattr(self.attack, "summary_metrics", None) or {})
+            for metric in extra.values():  # ASR1's label rule reads the victim's training data (metrics/asr1.py)
+                if hasattr(metric, "bind_model"):
+                    metric.bind_model(self.attack.goal_function.model)
             if extra:
                 merged = dict(extra)
                 merged.update(self.attack_args.metrics or {})
