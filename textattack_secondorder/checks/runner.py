@@ -2,9 +2,9 @@
 
 Each check's evaluation is stored in ``OUT/evaluations/<name>/<key>.json`` under a content key:
 the package version, the model spec and the content of the files behind it, the check's kind and
-settings, the examples it reads (their text), the content of the files it reads (a recipe's saved κ) and the keys of
-the checks it reads from; the work of
-an evaluation (attack logs, shards, charts) lies in ``OUT/<name>/<key>/``. A re-run with the same
+settings, the examples it reads (their text), the content of the other files it reads (a recipe's saved κ, a
+vocabulary's data set) and the keys of the checks it reads from; the work of an evaluation (attack logs, shards,
+charts) lies in ``OUT/<name>/<key>/``. A re-run with the same
 key reuses the stored evaluation (no model is even loaded when all are reused), also after a run
 on another model (the last few keys of each check are kept); a changed setting recomputes that
 check only, and the commands' own resume (attack-sweep shards, bias parts, κ checkpoints and

@@ -145,11 +145,11 @@ class CounterfactualBias:
         }
 
     # -- model -----------------------------------------------------------------
-    def differences(self, word_lists, frozen, gaps):
-        """``f_soft(x with p2's forms)[c] - f_soft(x with p1's forms)[c]`` for sentences whose frozen positions are
-        ``frozen`` (``(position, p1's form, p2's form)``: the pair's word and the pronouns that go with it), written
-        with the punctuation ``gaps``."""
-        texts = [render(gaps, side(ws, frozen, s)) for ws in word_lists for s in (1, 2)]
+    def differences(self, items, gaps):
+        """``f_soft(x with p2's forms)[c] - f_soft(x with p1's forms)[c]`` for each ``(source, frozen, words)`` of
+        ``items`` (``frozen``: ``(position, p1's form, p2's form)``, the pair's word and the pronouns that go with
+        it), written with their source's punctuation ``gaps[source]``; one batched pass over the model."""
+        texts = [render(gaps[sid], side(ws, frozen, s)) for sid, frozen, ws in items for s in (1, 2)]
         if not texts:
             return np.zeros(0)
         probs = predict_probabilities(self.model_wrapper, texts, self.batch_size)
@@ -230,17 +230,14 @@ class CounterfactualBias:
         if not level:
             return records, 0
         blacklist = set(self._gendered) if group == "gender" else set()
-        by_frozen = {}
         for k in range(self.max_k + 1):
             if k > 0:
                 parents, positions = level, None
                 if k >= self.sample_from_k and self.sample_masks:
-                    slots = [
-                        (n, i)
-                        for n, (_, fr, ws) in enumerate(level)
-                        for i in range(len(ws))
-                        if i not in frozen_positions(fr)
-                    ]
+                    slots = []
+                    for n, (_, fr, ws) in enumerate(level):
+                        kept = frozen_positions(fr)
+                        slots += [(n, i) for i in range(len(ws)) if i not in kept]
                     if len(slots) > self.sample_masks:
                         by_parent = {}
                         for n, i in sorted(rng.sample(slots, self.sample_masks)):
@@ -254,13 +251,8 @@ class CounterfactualBias:
                     level = rng.sample(level, self.sample_size)
             if not level:
                 break
-            by_frozen.clear()
-            for item in level:
-                by_frozen.setdefault((item[0], item[1]), []).append(item)
-            for (sid, frozen), items in by_frozen.items():
-                diffs = self.differences([ws for _, _, ws in items], frozen, gaps[sid])
-                for (_, _, ws), d in zip(items, diffs):
-                    records.append((k, sid, render(gaps[sid], ws), float(d)))
+            diffs = self.differences(level, gaps)
+            records += [(k, sid, render(gaps[sid], ws), float(d)) for (sid, _, ws), d in zip(level, diffs)]
             if k == 0 and self.filter_epsilon is not None:
                 naive = {}
                 for _level, sid, _, d in records:
