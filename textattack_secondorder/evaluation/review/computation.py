@@ -230,32 +230,34 @@ def every_reader(frame, column, readers):
 
 def score_rows(findings, readers, names):
     """Per run and system, per reader (and, for several readers, their mean and the findings every reader
-    accepted): findings, attacked, read, the shares natural / keeps the label / accepted (% of the findings
-    read) and accepted findings per 100 attacked sentences."""
+    accepted): findings, attacked, on the sheet, read, the shares natural / keeps the label / accepted (% of the
+    findings read) and accepted findings per 100 attacked sentences (:func:`per_100`), rounded to 0.1 at the end."""
     findings = findings.copy()
     labels = list(names)
     if len(readers) > 1:
         for col in ("natural", "kept", "accepted"):
             findings[f"{col}_every"] = every_reader(findings, col, readers)
-        readers, labels = [*readers, "every"], [*labels, "every reader"]
+    shares = (("natural", "natural_pct"), ("kept", "keeps_label_pct"), ("accepted", "accepted_pct"))
     rows = []
     for (run, system), g in findings.groupby(["run", "system"], sort=False):
         counts = {"findings": _count(g, "run_findings", len(g)), "attacked": _count(g, "attacked", None)}
         per = []
-        for n, name in zip(readers, labels):
+        for n, name in zip([*readers, "every"] if len(readers) > 1 else readers, [*labels, "every reader"]):
             read = g[f"accepted_{n}"].notna() if f"accepted_{n}" in g else pd.Series(False, index=g.index)
             row = {"run": run, "system": system, "reader": name, **counts, "on_sheet": len(g), "read": int(read.sum())}
-            for col, out in (("natural", "natural_pct"), ("kept", "keeps_label_pct"), ("accepted", "accepted_pct")):
+            for col, out in shares:
                 v = g[f"{col}_{n}"].dropna() if f"{col}_{n}" in g else pd.Series(dtype=float)
-                row[out] = round(100.0 * float(v.mean()), 1) if len(v) else None
+                row[out] = 100.0 * float(v.mean()) if len(v) else None
             row["accepted_per_100"] = per_100(row["accepted_pct"], counts["findings"], counts["attacked"])
             per.append(row)
-        if len(readers) > 2:  # the readers' mean, before the every-reader row
+        if len(readers) > 1:  # the readers' mean, before the every-reader row
             mean = dict(per[0], reader="mean of readers", read=None)
-            for col in ("natural_pct", "keeps_label_pct", "accepted_pct", "accepted_per_100"):
-                vals = [r[col] for r in per[:-1] if r[col] is not None]
-                mean[col] = round(float(np.mean(vals)), 1) if vals else None
+            for out in [o for _, o in shares] + ["accepted_per_100"]:
+                vals = [r[out] for r in per[:-1] if r[out] is not None]
+                mean[out] = float(np.mean(vals)) if vals else None
             per.insert(len(per) - 1, mean)
+        for row in per:
+            row.update({k: round(v, 1) for k, v in row.items() if isinstance(v, float)})
         rows.extend(per)
     return rows
 
@@ -265,10 +267,11 @@ def _count(g, col, default):
 
 
 def per_100(accepted_pct, findings, attacked):
-    """Accepted findings per 100 attacked sentences: the accepted share of the findings read x findings / attacked."""
+    """Accepted findings per 100 attacked sentences: the accepted share of the findings read x findings / attacked
+    (accepted / attacked x 100 when every finding was read)."""
     if accepted_pct is None or not attacked:
         return None
-    return round(accepted_pct * findings / attacked, 1)
+    return accepted_pct * findings / attacked
 
 
 # ------------------------------------------------------------------------------------------------ one call

@@ -10,6 +10,7 @@ rows that are not ``Skipped`` (the model was already wrong, or the input guard r
 accepted findings per 100 attacked sentences.
 """
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -117,16 +118,24 @@ def _finding(row, kind, names):
         if not changed:
             raise ValueError("a Successful row without its perturbed text")
         before, after = row["original_output"], row["perturbed_output"]
-    outputs = f"{label_text(before, names)} → {label_text(after, names)}" if before != "" else ""
+    outputs = f"{_label(before, names)} → {_label(after, names)}" if before != "" else ""
     gold = row.get("ground_truth_output", "")
     return {
-        "label": label_text(gold, names) if gold != "" else "",
+        "label": _label(gold, names) if gold != "" else "",
         "original": original,
         "changed": changed,
         "patched": patched,
         "swap": swap,
         "outputs": outputs,
     }
+
+
+def _label(value, names):
+    """A class as the sheet shows it: its name where the run has names, else its number (``"1.0"`` read as 1)."""
+    value = str(value).strip()
+    if re.fullmatch(r"\d+\.0", value):
+        value = value[:-2]
+    return label_text(value, names)
 
 
 def read_runs(paths, label_names=None):
