@@ -327,3 +327,60 @@ def test_the_sheet_id_follows_the_content(tmp_path, blind):
     a, b = build_sheet([run], blind, label_names=names), build_sheet([run], blind, label_names=names)
     c = build_sheet([run], blind, sample=3, label_names=names)
     assert a.sheet == b.sheet != c.sheet and len(a.sheet) == 12
+
+
+# ------------------------------------------------------------------------------------------------ browser
+@pytest.mark.slow
+def test_a_sheet_of_100_findings_keeps_its_marks_in_headless_chromium_through_a_reload_and_a_download(tmp_path):
+    """The page in a real browser: 100 findings load, marks set by clicks survive a reload (localStorage) and come
+    back in the downloaded CSV, whose score is the hand count of the marks set."""
+    import time
+
+    from headless import Chromium, chromium_binary
+
+    if not chromium_binary():
+        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
+    run = stock_log(tmp_path / "run.csv", successes=100, failed=25, skipped=10)  # 125 attacked
+    assert main(["review", str(run), "--label-names", "negative,positive"]) == 0
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    # finding i: natural unless i % 3 == 0, keeps the label unless i % 4 == 0; every tenth left unmarked
+    marks = {i: ("no" if i % 3 == 0 else "yes", "no" if i % 4 == 0 else "yes") for i in range(100) if i % 10 != 9}
+    note = 'an odd "word", here'
+    progress = "document.getElementById('progress').textContent"
+    with Chromium(tmp_path / "profile") as browser:
+        t0 = time.monotonic()
+        browser.open((tmp_path / "run.review.html").as_uri())
+        assert browser.js("document.querySelectorAll('.finding').length") == 100
+        assert browser.js(progress) == "0 of 100 marked"
+        load_s = time.monotonic() - t0
+        browser.js(
+            "(() => { const marks = " + json.dumps(marks) + ";"
+            "for (const [id, [nat, kept]] of Object.entries(marks)) {"
+            " document.querySelector(`input[name=natural-${id}][value=${nat}]`).click();"
+            " document.querySelector(`input[name=keeps_label-${id}][value=${kept}]`).click(); }"
+            "const type = (el, v) => { el.value = v; el.dispatchEvent(new Event('input', {bubbles: true})); };"
+            "type(document.querySelector('#item-7 [data-mark=note]'), " + json.dumps(note) + ");"
+            "type(document.getElementById('reader'), 'Ann'); })()"
+        )
+        assert browser.js(progress) == "90 of 100 marked"
+        browser.reload()  # the marks are kept in the page
+        assert browser.js(progress) == "90 of 100 marked"
+        assert browser.js("document.querySelectorAll('input[type=radio]:checked').length") == 180
+        assert browser.js("document.getElementById('reader').value") == "Ann"
+        browser.screenshot(tmp_path / "sheet.png")
+        browser.allow_downloads(downloads)
+        browser.js("document.getElementById('download').click()")
+        deadline = time.monotonic() + 30
+        while not list(downloads.glob("*.csv")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+    (path,) = downloads.glob("*.csv")
+    got = pd.read_csv(path, keep_default_na=False)
+    assert len(got) == 100 and set(got.reader) == {"Ann"} and got.note[7] == note
+    assert {i: (got.natural[i], got.keeps_label[i]) for i in range(100) if got.natural[i]} == marks
+    assert main(["review", "--score", str(path), "--json", str(tmp_path / "score.json")]) == 0
+    (row,) = json.loads((tmp_path / "score.json").read_text())["table"]
+    accepted = sum(m == ("yes", "yes") for m in marks.values())  # the hand count: 45 of the 90 read
+    assert row["read"] == 90 and row["accepted_per_100"] == round(100.0 * accepted / 90 * 100 / 125, 1)
+    assert row["reader"] == "Ann" and (tmp_path / "sheet.png").stat().st_size > 20000
+    print(f"100 findings loaded in {load_s:.2f} s; accepted {accepted} of 90 read -> {row['accepted_per_100']} per 100")

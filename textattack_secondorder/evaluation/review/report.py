@@ -207,7 +207,7 @@ def _open_card(f):
         rows.append((f"x̃0{same}", _marked(f["changed"], x0, None)))
         rows.append(("x̃0 ⊕ p", _marked(f["patched"], dict.fromkeys(swap_p, "swap"), None)))
     else:
-        rows.append(("changed", _marked(f["changed"], dict.fromkeys(after, "new"), None)))
+        rows.append(("adversarial", _marked(f["changed"], dict.fromkeys(after, "new"), None)))
     texts = "".join(f"<tr><th>{esc(h)}</th><td>{t}</td></tr>" for h, t in rows)
     facts = [f"<b>#{f['id']}</b>", esc(str(f["system"])), f"row {esc(str(f['example']))}"]
     if str(f.get("label", "")) != "":
