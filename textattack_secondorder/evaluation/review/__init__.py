@@ -23,13 +23,15 @@ from .computation import (
     score_marked,
     shuffle_apart,
 )
-from .marks import FLUENT, BadMarks, read_marks
+from .marks import BLIND, FLUENT, OPEN, BadMarks, read_marks
 from .report import render_html, text_items, word_changes
 from .result import ReviewScore, ReviewSheet
 from .runs import NotARun, Run, read_run, read_runs
 
 __all__ = [
+    "BLIND",
     "FLUENT",
+    "OPEN",
     "BadMarks",
     "NoFindings",
     "NotARun",
