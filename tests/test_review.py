@@ -274,6 +274,19 @@ def test_a_run_without_findings_is_one_clear_error(tmp_path, capsys):
     run = stock_log(tmp_path / "r.csv", successes=0)
     assert main(["review", str(run)]) == 2
     assert "no findings to review" in capsys.readouterr().err
+    run = stock_log(tmp_path / "s.csv")
+    assert main(["review", str(run), "--blind"]) == 2  # the reader is asked for a label: names are needed
+    assert "give them with --label-names" in capsys.readouterr().err
+    assert main(["review", str(run), str(run)]) == 2
+    assert "is given twice" in capsys.readouterr().err
+
+
+def test_runs_of_the_same_file_name_are_told_apart_by_their_folder(tmp_path):
+    for d in ("cnn", "lstm"):
+        (tmp_path / d).mkdir()
+        stock_log(tmp_path / d / "tf.csv", successes=2)
+    assert main(["review", str(tmp_path / "cnn" / "tf.csv"), str(tmp_path / "lstm" / "tf.csv")]) == 0
+    assert pd.read_csv(tmp_path / "cnn" / "tf.review.csv").run.unique().tolist() == ["cnn/tf", "lstm/tf"]
 
 
 def test_marks_from_another_sheet_are_one_clear_error(tmp_path, capsys):

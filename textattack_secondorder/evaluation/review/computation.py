@@ -115,11 +115,11 @@ def shuffle_apart(texts, pairs, seed, tries=200):
     return texts
 
 
-def blind_key(rows, seed=0, pairs=None):
+def blind_key(rows, seed=0):
     """The blind sheet's key: ``rows`` (:func:`blind_rows`' columns) with the id of each distinct text in a shuffled
-    order (:func:`shuffle_apart` of :func:`apart_pairs`, or of ``pairs`` when given), sorted by id, and the sheet's
-    id. A text in several rows (an original attacked by two systems) is one item."""
-    texts = shuffle_apart(dict.fromkeys(rows.text), apart_pairs(rows) if pairs is None else pairs, seed)
+    order (:func:`shuffle_apart` of :func:`apart_pairs`), sorted by id, and the sheet's id. A text in several rows
+    (an original attacked by two systems) is one item."""
+    texts = shuffle_apart(dict.fromkeys(rows.text), apart_pairs(rows), seed)
     ids = {t: n for n, t in enumerate(texts)}
     key = rows.copy()
     key.insert(0, "id", key.text.map(ids))
@@ -201,13 +201,11 @@ def judge_findings(key, marks):
     patched = items[items.group == PATCHED].drop_duplicates(["run", "system", "example"])
     finding = ["run", "system", "example"]
     out = changed.set_index(finding)
+    p = patched.set_index(finding)
     for n in range(1, len(marks) + 1):
-        nat = out[f"natural_{n}"].copy()
-        if len(patched):
-            p = patched.set_index(finding)
+        if len(p):
             out.loc[p.index, f"kept_{n}"] = p[f"kept_{n}"]
             out.loc[p.index, f"accepted_{n}"] = p[f"accepted_{n}"]
-        out[f"natural_{n}"] = nat
     return out.reset_index()
 
 

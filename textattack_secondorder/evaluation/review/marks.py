@@ -72,6 +72,8 @@ def _yes_no(value, path, col):
 
 
 def check_marks(m, key, path):
+    """Raise :class:`BadMarks` unless the marks ``m`` (read from ``path``) belong to the sheet of ``key``: the same
+    sheet id (where both carry one), no id off the sheet, the marks of the sheet's mode."""
     sheet = key.sheet.iloc[0] if "sheet" in key.columns and len(key) else None
     theirs = set(m.sheet) - {""} if "sheet" in m.columns else set()
     if sheet and theirs and theirs != {sheet}:
@@ -85,6 +87,8 @@ def check_marks(m, key, path):
     blind = mode_of(key) == BLIND
     if blind and "keeps_label" in m.columns:
         raise BadMarks(f"{path} holds an open sheet's marks (keeps_label), but the key is a blind sheet's")
+    if blind and not ("read_label" in m.columns and ("natural" in m.columns or "fluency" in m.columns)):
+        raise BadMarks(f"{path}: a blind sheet's marks give each sentence its label and natural (or fluency)")
     if not blind and "read_label" in m.columns and "keeps_label" not in m.columns:
         raise BadMarks(f"{path} holds a blind sheet's marks (read_label): score it with the blind sheet's key")
 

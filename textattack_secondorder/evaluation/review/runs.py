@@ -142,6 +142,9 @@ def read_runs(paths, label_names=None):
     """The :class:`Run` of each CSV in ``paths``, named by their stems (by as much of their path as tells two runs of
     the same file name apart)."""
     paths = [Path(p) for p in paths]
+    twice = [p for i, p in enumerate(paths) if p.resolve() in {q.resolve() for q in paths[:i]}]
+    if twice:
+        raise NotARun(f"{twice[0]} is given twice: each run once")
     return [read_run(p, n, label_names) for p, n in zip(paths, run_names(paths))]
 
 
