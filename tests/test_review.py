@@ -331,6 +331,23 @@ def test_sp_attack_read_scores_through_the_review_module_to_its_committed_figure
     assert mine["table"] == committed["table"] and mine["agreement"] == committed["agreement"]
 
 
+def test_sp_attack_read_items_are_a_blind_review_sheet(tmp_path):
+    """``benchmarks/sp_attack_read.py items`` writes its key and text items through the review module, and the same
+    items as a blind sheet: one card per item, the key's texts in the text items' order."""
+    results = REPO / "benchmarks" / "results" / "sp_read"
+    cmd = [sys.executable, str(REPO / "benchmarks" / "sp_attack_read.py"), "items", "--stem", "read"]
+    cmd += ["--examples", str(results / "sp_final_three_examples.csv"), "--out-dir", str(tmp_path)]
+    done = subprocess.run(cmd, capture_output=True, text=True, env=offline_env(PYTHONPATH=str(REPO)), timeout=300)
+    assert done.returncode == 0, done.stderr
+    key = pd.read_csv(tmp_path / "read_key.csv", keep_default_na=False)
+    items = (tmp_path / "read_items.txt").read_text()
+    texts = key.drop_duplicates("id").sort_values("id").text.tolist()
+    assert items == "\n".join(f"#{i}\n{t}\n" for i, t in enumerate(texts))
+    page = (tmp_path / "read.html").read_text()
+    assert page.count('class="finding"') == len(texts) and "sp-attack" not in page.split("</style>")[1]
+    assert set(key.group) == {"original", "changed"} and key.sheet.nunique() == 1
+
+
 @pytest.mark.parametrize("blind", [False, True])
 def test_the_sheet_id_follows_the_content(tmp_path, blind):
     from textattack_secondorder.evaluation.review import build_sheet
