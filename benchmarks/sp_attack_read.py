@@ -252,14 +252,14 @@ def cmd_items(args):
 # ---------------------------------------------------------------------------------------------- score
 def cmd_score(args):
     """The verdicts judged by the review module (``judge_items``: the label kept against the same reader's original,
-    fluent from :data:`FLUENT` up), then this read's table: own / gold / both / fluency per victim and variant."""
+    fluent from its ``FLUENT`` = 4 up), then this read's table: own / gold / both / fluency per victim and variant."""
     import numpy as np
     import pandas as pd
 
     from textattack_secondorder.evaluation.review import judge_items, read_marks, reader_means
     from textattack_secondorder.shared.files import atomic_write_text
 
-    key = pd.read_csv(args.key, keep_default_na=False).rename(columns={"victim": "run"})  # keys before the sheet
+    key = pd.read_csv(args.key, keep_default_na=False).rename(columns={"victim": "run"})  # older keys: victim
     if args.first is not None:  # the read of the first N sentences of longer runs
         key = key[key.example.astype(int) < args.first]
     marks = []

@@ -345,7 +345,8 @@ def score_marked(marked, key=None):
         unread = int(findings[f"accepted_{n}"].isna().sum())
         if unread:
             warnings.append(
-                f"{name} left {unread} of {len(findings)} findings without a verdict: the shares rest on the rest"
+                f"{name} left {unread} of {len(findings)} findings without a verdict (unmarked, or an original read "
+                "unsure): the figures rest on the findings read"
             )
     originals = []
     if mode_of(key) == BLIND:
