@@ -324,3 +324,15 @@ def test_meaning_on_a_log_without_successes_prints_no_scores(tmp_path, capsys):
     assert main(["meaning", "--log", str(log)]) == 0
     printed = capsys.readouterr().out
     assert "Examples: 0 (no row to judge" in printed and "nan" not in printed and "Success percentage" not in printed
+
+
+def test_meaning_on_a_missing_file_is_one_line_exit_2(tmp_path, capsys):
+    from textattack_secondorder.cli import main
+
+    assert main(["meaning", "--log", str(tmp_path / "nope.csv")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "nope.csv: no such file" in err
+    files = [str(tmp_path / f"{n}.txt") for n in ("src", "adv", "oo", "oa", "ref")]
+    args = ["meaning", "--src", files[0], "--adv", files[1], "--out-orig", files[2], "--out-adv", files[3]]
+    assert main([*args, "--ref", files[4]]) == 2
+    assert "src.txt: no such file" in capsys.readouterr().err

@@ -81,6 +81,8 @@ def run(args):
             records = mp.read_attack_log(args.log, result_types=types, skipped=skipped, left_out=left_out)
         except ValueError as e:  # not an attack log: one line, exit code 2
             raise UsageError(str(e)) from None
+        except FileNotFoundError:
+            raise UsageError(f"--log {args.log}: no such file") from None
         rows = mp.evaluate_classification(records)
         target_name = "label agreement, 0/1"
         default_out = Path(args.log).with_suffix(".meaning.csv")
@@ -90,6 +92,8 @@ def run(args):
             rows = mp.evaluate_seq2seq(*[_read_lines(p) for p in seq2seq], skipped=skipped)
         except ValueError as e:  # files of different lengths: one line, exit code 2
             raise UsageError(str(e)) from None
+        except FileNotFoundError as e:
+            raise UsageError(f"{e.filename}: no such file") from None
         target_name = "RDchrF"
         default_out = Path(args.adv).with_name("meaning.csv")
         source = args.adv
