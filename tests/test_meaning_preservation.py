@@ -205,7 +205,10 @@ def test_meaning_command_on_a_log_and_on_seq2seq_files(tmp_path, capsys):
     # the successes only: the failed rows (one of them a rejected candidate that flipped the label) are not judged
     assert "Examples: 1\n" in printed and "Success percentage: 100.00 %" in printed and "5%-95%" in printed
     assert "result types judged: Successful 1" in printed
-    assert "not judged: Skipped 1 (--include-skipped judges them), Failed 2 (--include-failed judges them)" in printed
+    assert (
+        "not judged: Skipped 1 (never attacked; --include-skipped judges them), Failed 2 (its text is a candidate the "
+        "attack rejected; --include-failed judges them)" in printed
+    )
     df = pd.read_csv(out)
     assert list(df["index"]) == [0]
     assert df.loc[0, "original_text"] == "a fine film"

@@ -107,10 +107,12 @@ def run(args):
         counts = pd.Series([r["result_type"] for r in rows]).value_counts().to_dict() if rows else {}
         print("result types judged: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "none"))
         if left_out:
-            flags = {"Failed": "--include-failed", "Skipped": "--include-skipped"}
-            parts = [f"{k} {v}" + (f" ({flags[k]} judges them)" if k in flags else "") for k, v in left_out.items()]
-            why = " (a failed row's text is a candidate the attack rejected)" if "Failed" in left_out else ""
-            print("not judged: " + ", ".join(parts) + why)
+            why = {
+                "Failed": "its text is a candidate the attack rejected; --include-failed judges them",
+                "Skipped": "never attacked; --include-skipped judges them",
+            }
+            parts = [f"{k} {v}" + (f" ({why[k]})" if k in why else "") for k, v in left_out.items()]
+            print("not judged: " + ", ".join(parts))
         summary["result_types"] = counts
         summary["result_types_not_judged"] = left_out
     summary["rows skipped for bad input"] = len(skipped)
