@@ -104,11 +104,15 @@ def test_gate_refuses_a_kappa_computed_for_another_model(tmp_path, capsys):
     config = tmp_path / "gate.toml"
     config.write_text(
         f'model = "{tmp_path / "models.py"}^defended"\ndataset = "{tmp_path / "data.csv"}"\n'
+        '[[check]]\nname = "typos"\nkind = "attack"\nmetric = "success_rate"\n[check.settings]\n'
+        'recipe = "deepwordbug"\n'
         '[[check]]\nkind = "attack"\nmetric = "success_rate"\nthreshold = 50.0\n[check.settings]\n'
         f"recipe = \"sp-attack^kappa='{tmp_path / 'kappa.json'}',label_rule='paper'\"\n"
     )
     assert main(["check", str(config), "--out", str(tmp_path / "out")]) == 2
-    err = capsys.readouterr().err.strip()
+    captured = capsys.readouterr()
+    assert "evaluating" not in captured.out  # refused before the first check is evaluated
+    err = captured.err.strip()
     assert len(err.splitlines()) == 1
     assert "kappa.json (computed for model 'models.py') belongs to another model" in err
 

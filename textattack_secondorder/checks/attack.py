@@ -102,7 +102,6 @@ def run_sweep_cell(context, settings, folder):
     from ..metrics import asr1
     from ..sweeps import cell_name, run_attack_sweep
 
-    refuse_other_models_kappa(context, settings["recipe"])
     recipe = checked_recipe(settings["recipe"])
     examples, skipped = context.screened(settings)
     table, stats = run_attack_sweep(
@@ -173,6 +172,9 @@ class AttackCheck(Check):
     def input_files(self):
         kappa = recipe_kappa_file(self.settings["recipe"])
         return [kappa] if kappa else []
+
+    def check_inputs(self, context):
+        refuse_other_models_kappa(context, self.settings["recipe"])
 
     def evaluate(self, context, folder):
         from ..metrics import asr1

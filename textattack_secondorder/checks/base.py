@@ -148,5 +148,10 @@ class Check:
         """Checks that need the heavy libraries (recipe names and parameters); the runner calls it
         for every check it is about to evaluate, before any model loads. Raises a user error."""
 
+    def check_inputs(self, context):
+        """Checks that need the model (a saved κ must be the model's own); the runner calls it for every check it is
+        about to evaluate, after :meth:`validate` and before the first evaluation, so that a refusal costs no
+        evaluation. Raises a :class:`ConfigError`."""
+
     def evaluate(self, context, folder):  # pragma: no cover - abstract
         raise NotImplementedError

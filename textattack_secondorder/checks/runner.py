@@ -225,7 +225,8 @@ def run_checks(config, out, options=None, progress=True, say=print, prepare=None
 
     ``prepare()`` is called once before anything is evaluated (the command line extends TextAttack
     there); then every check about to be evaluated is validated (:meth:`~.base.Check.validate`:
-    recipe names and parameters), before any model loads.
+    recipe names and parameters), before any model loads, and its inputs checked against the model
+    (:meth:`~.base.Check.check_inputs`: a saved κ must be the model's own), before any evaluation.
     """
     context = GateContext(config, out, options, progress, say)
     store = Store(context.out)
@@ -239,6 +240,9 @@ def run_checks(config, out, options=None, progress=True, say=print, prepare=None
     for check in order:
         if stored[check.name] is None:
             check.validate()
+    for check in order:
+        if stored[check.name] is None:
+            check.check_inputs(context)  # a saved κ of another model is refused before anything is evaluated
     for check in order:
         key, record = keys[check.name], stored[check.name]
         folder = context.out / check.name / key
