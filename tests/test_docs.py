@@ -6,6 +6,7 @@ attack --recipe NAME^param=...``, ``python benchmarks/X.py --flag``) and inline 
 """
 
 import argparse
+import difflib
 import importlib.util
 import re
 import shlex
@@ -59,9 +60,20 @@ FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)\
 INLINE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 
 
-def read_code(path):
-    """Every fenced block and inline code span of the page, with its line number."""
+GENERATED = re.compile(r"^<!-- generated: \w+ -->$", re.MULTILINE)
+
+
+def written_text(path):
+    """The page's hand-written text: a reference page up to its ``<!-- generated: NAME -->`` line (what follows is
+    the code's own text, checked against the code below)."""
     text = path.read_text(encoding="utf-8")
+    m = GENERATED.search(text)
+    return text if m is None else text[: m.start()]
+
+
+def read_code(path):
+    """Every fenced block and inline code span of the page (its hand-written text), with its line number."""
+    text = written_text(path)
     pieces, prose, last = [], [], 0
     for m in FENCE.finditer(text):
         info = m.group("info").strip()
@@ -375,7 +387,7 @@ def pointers(text):
 
 @pytest.mark.parametrize("path", PAGES, ids=page_id)
 def test_no_section_pointers_or_issue_numbers(path):
-    found = pointers(path.read_text(encoding="utf-8"))
+    found = pointers(written_text(path))
     assert not found, f"{page_id(path)}: {len(found)} pointers: " + ", ".join(f"line {n}: {m!r}" for n, m in found)
 
 
@@ -459,12 +471,46 @@ def test_the_recipe_reference_gives_each_parameter_its_default_and_help():
             assert so_reference.escape(spec.help) in row, (name, param)
 
 
-def test_the_reference_pages_are_generated_at_build_time():
+def test_the_committed_reference_pages_are_what_the_code_generates():
+    """docs/reference/cli.md and recipes.md are committed (readable on GitHub without a build): regenerated here
+    from the parsers and ``Param`` records, they must come out as committed."""
+    stale = {}
+    for name in so_reference.GENERATORS:
+        path = so_reference.page_path(name)
+        committed = path.read_text(encoding="utf-8")
+        diff = difflib.unified_diff(
+            committed.splitlines(), so_reference.page_text(name, committed).splitlines(), "committed", "code", n=0,
+            lineterm="",
+        )  # fmt: skip
+        lines = list(diff)
+        if lines:
+            stale[page_id(path)] = lines[2:8]
+    assert not stale, (
+        f"the reference differs from the code; regenerate it with `{so_reference.REGENERATE}`:\n"
+        + "\n".join(f"{page}:\n  " + "\n  ".join(lines) for page, lines in stale.items())
+    )
+
+
+def test_a_regenerated_page_keeps_its_head_and_replaces_its_generated_part():
+    committed = so_reference.page_path("cli").read_text(encoding="utf-8")
+    head, marker, generated = committed.partition(so_reference.marker("cli") + "\n")
+    edited = (
+        head.replace("# Command line", "# The command line")
+        + marker
+        + generated.replace("`--seed SEED` | `0`", "`--seed SEED` | `7`")
+    )
+    assert edited != committed
+    regenerated = so_reference.page_text("cli", edited)
+    assert regenerated.startswith("# The command line") and regenerated.partition(marker)[2] == generated
+    with pytest.raises(ValueError, match="no line '<!-- generated: cli -->'"):
+        so_reference.page_text("cli", head)
+
+
+def test_the_docs_build_checks_the_committed_reference():
     conf = (DOCS / "conf.py").read_text(encoding="utf-8")
     assert '"so_docs"' in conf
-    for name in so_reference.GENERATORS:
-        page = (DOCS / "reference" / f"{name}.md").read_text(encoding="utf-8")
-        assert f"<!-- generated: {name} -->" in page.splitlines()
+    so_docs = (DOCS / "_ext" / "so_docs.py").read_text(encoding="utf-8")
+    assert "so_reference.stale_pages()" in so_docs and "so_reference.REGENERATE" in so_docs
 
 
 # ---------------------------------------------------------------- the figures

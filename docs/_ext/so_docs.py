@@ -2,20 +2,21 @@
 
 * The figures: when the build starts, ``benchmarks/figures.py`` draws ``docs/figures/*.png`` from the committed
   result files; a missing result file stops the build with its name.
-* The generated reference: a page holding the line ``<!-- generated: cli -->`` (or ``recipes``) gets, in its
-  place, the Markdown of :mod:`so_reference` (every command and flag from the argparse parsers, every recipe
-  parameter from its ``Param`` record), read from the code at every build.
+* The generated reference: ``docs/reference/cli.md`` and ``recipes.md`` are committed pages, built as they are;
+  when the build starts each is compared with what :mod:`so_reference` generates from the code now (every command
+  and flag from the argparse parsers, every recipe parameter from its ``Param`` record), and a page that differs is
+  a warning naming the command that rewrites it (``python docs/_ext/so_reference.py``): the strict build fails.
 """
 
 import importlib.util
-import re
 from pathlib import Path
 
 import so_reference
 from sphinx.errors import ExtensionError
+from sphinx.util import logging
 
 REPO = Path(__file__).resolve().parents[2]
-MARKER = re.compile(r"^<!-- generated: (\w+) -->$", re.MULTILINE)
+logger = logging.getLogger(__name__)
 
 
 def _figures_module():
@@ -33,31 +34,16 @@ def draw_figures(app):
         raise ExtensionError(f"benchmarks/figures.py: {e}") from None
 
 
-def insert_reference(app, docname, source):
-    def generated(match):
-        name = match.group(1)
-        if name not in so_reference.GENERATORS:
-            raise ExtensionError(
-                f"{docname}: no generated reference {name!r}; known: {', '.join(so_reference.GENERATORS)}"
-            )
-        return so_reference.GENERATORS[name]()
-
-    source[0] = MARKER.sub(generated, source[0])
-
-
-def generated_pages(app, env, added, changed, removed):
-    """The pages with a generated part are read again at every build: the code they come from may have changed
-    while the page did not."""
-    pages = []
-    for docname in env.found_docs:
-        path = Path(env.doc2path(docname))
-        if path.suffix == ".md" and MARKER.search(path.read_text(encoding="utf-8")):
-            pages.append(docname)
-    return pages
+def check_reference(app):
+    for name in so_reference.stale_pages():
+        logger.warning(
+            f"docs/reference/{name}.md differs from what the code generates: run {so_reference.REGENERATE}",
+            type="so_docs",
+            subtype="reference",
+        )
 
 
 def setup(app):
     app.connect("builder-inited", draw_figures)
-    app.connect("source-read", insert_reference)
-    app.connect("env-get-outdated", generated_pages)
+    app.connect("builder-inited", check_reference)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,14 +1,19 @@
-"""The generated reference pages' text: every ``textattack-so`` command and flag, every recipe parameter.
+"""The generated reference pages: every ``textattack-so`` command and flag, every recipe parameter.
 
-Pure Python (no Sphinx): ``so_docs`` puts the text into ``docs/reference/cli.md`` and ``recipes.md`` when the
-documentation is built, and ``tests/test_docs.py`` checks the same text against the parsers and ``Param``
-records. Everything is read from the code: the argparse parsers of :func:`textattack_secondorder.cli.build_parser`,
-the ``PARAMS`` of each recipe class, the signature and docstring of the augmentation recipes.
+Pure Python (no Sphinx). ``docs/reference/cli.md`` and ``recipes.md`` are committed, so that they read on GitHub
+without a build: a hand-written head, the line ``<!-- generated: NAME -->``, then this module's text. After a parser
+or a ``Param`` changes, regenerate them with ``python docs/_ext/so_reference.py`` (:data:`REGENERATE`);
+``tests/test_docs.py`` regenerates them and fails while a committed page differs, and the Sphinx build
+(``so_docs``) warns, which fails the strict build. Everything is read from the code: the argparse parsers of
+:func:`textattack_secondorder.cli.build_parser`, the ``PARAMS`` of each recipe class, the signature and docstring of
+the augmentation recipes.
 """
 
 import argparse
 import inspect
+import os
 import re
+from pathlib import Path
 
 # what `textattack-so attack` reads from the rest of its command line itself (cli/textattack_passthrough.py)
 ATTACK_EXTRA_FLAGS = ("--asr1", "--asr1-label-rule", "--asr1-label-data")
@@ -236,8 +241,10 @@ def _summary(cls):
 
 
 def _class_link(cls):
+    """The class's dotted name as code, linked to its entry of the API reference (a target the Sphinx build
+    resolves; on GitHub the name reads as it is)."""
     module = cls.__module__.rsplit(".", 1)[0] if cls.__module__.count(".") > 1 else cls.__module__
-    return f"{{py:class}}`{module}.{cls.__name__}`"
+    return f"[{code(f'{module}.{cls.__name__}')}](#{module}.{cls.__name__})"
 
 
 def recipes_markdown():
@@ -281,3 +288,57 @@ def recipes_markdown():
 
 
 GENERATORS = {"cli": cli_markdown, "recipes": recipes_markdown}
+
+# ---------------------------------------------------------------- the committed pages
+
+REFERENCE = Path(__file__).resolve().parents[1] / "reference"
+REGENERATE = "python docs/_ext/so_reference.py"
+
+
+def marker(name):
+    """The line after which a committed page is generated text."""
+    return f"<!-- generated: {name} -->"
+
+
+def page_path(name):
+    return REFERENCE / f"{name}.md"
+
+
+def page_text(name, current=None):
+    """The page ``name`` as it should be committed: its hand-written head (everything up to and including its
+    marker line, from ``current`` or the committed page), then the generated text."""
+    if current is None:
+        current = page_path(name).read_text(encoding="utf-8")
+    head, found, _ = current.partition(marker(name) + "\n")
+    if not found:
+        raise ValueError(f"{page_path(name)}: no line {marker(name)!r} to put the generated reference after")
+    return head + found + "\n" + GENERATORS[name]()
+
+
+def stale_pages():
+    """``[name, ...]`` of the committed pages that differ from what the code generates now."""
+    return [name for name in GENERATORS if page_path(name).read_text(encoding="utf-8") != page_text(name)]
+
+
+def write_pages():
+    """Regenerate every committed page whose text changed (written whole, never half); returns the paths written."""
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    written = []
+    for name in GENERATORS:
+        path = page_path(name)
+        text = page_text(name)
+        if path.read_text(encoding="utf-8") != text:
+            atomic_write_text(path, text)
+            written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    paths = write_pages()
+    root = REFERENCE.parents[1]
+    for path in paths:
+        print(f"wrote {path.relative_to(root)}")
+    if not paths:
+        print("docs/reference is up to date")
