@@ -20,7 +20,8 @@ TIMES = {"train_seconds", "train_cpu_seconds", "measure_seconds", "measure_cpu_s
 
 
 def figures(rows):
-    return [{k: v for k, v in r.items() if k not in TIMES} for r in rows]
+    """The rows without their seconds, each model by its folder's name (the runs write into two folders)."""
+    return [{**{k: v for k, v in r.items() if k not in TIMES}, "model": os.path.basename(r["model"])} for r in rows]
 
 
 def without_seconds(value):
@@ -94,8 +95,6 @@ def test_cells_through_the_runner_equal_the_one_process_run(
     assert [r["model"] for r in cluster][1:] == [
         str(tmp_path / "ray" / "models" / c) for c in ("rand-seed0", "sp-defense-seed0")
     ]
-    for r in one + cluster:
-        r["model"] = os.path.basename(r["model"])
     assert figures(cluster) == figures(one)
     assert measured(tmp_path / "ray") == measured(tmp_path / "one")
     for cell in ("rand-seed0", "sp-defense-seed0"):
@@ -211,11 +210,10 @@ def test_ray_comparison_with_a_killed_worker_equals_the_one_machine_run(tmp_path
             comparison_cells.CellTask = original
         assert marker.exists()  # a worker did die
         assert sorted(log.read_text().split()) == ["continue-0", "rand-0"]  # and nothing was trained twice
-        for r in one + cluster:
-            r["model"] = os.path.basename(r["model"])
         assert figures(cluster) == figures(one)
         assert measured(tmp_path / "ray") == measured(tmp_path / "one")
-        capfd.readouterr()
+        # the restarted worker said what it reused (Ray forwards a worker's lines to the driver's output)
+        assert "rand-seed0: going on from what was saved: its trained model" in capfd.readouterr().out
         again = run_comparison(settings, defenses, [0], tmp_path / "ray", options=options)
         assert "3 finished earlier and reused: vanilla, continue-seed0, rand-seed0" in capfd.readouterr().out
         assert figures(again) == figures(cluster)

@@ -106,6 +106,9 @@ def run_cell(settings, data, defense, seed, out, progress=True, model=None, home
     row_path = out / "rows" / f"{name}.json"
     if row_path.exists():
         return json.loads(row_path.read_text())
+    kept = begun(out, name)
+    if kept:  # an earlier run, or a worker of this one that died, saved part of the cell
+        print(f"{name}: going on from what was saved: {kept}", flush=True)
     model = model or settings["model"]
     spec, train_seconds, train_cpu, record = model, 0.0, 0.0, {}
     if defense != "vanilla":
@@ -121,6 +124,7 @@ def run_cell(settings, data, defense, seed, out, progress=True, model=None, home
     if defense == "a2t":  # how many adversarial texts it trained on (0: its row measures `continue`'s training)
         row["adversarial_examples"] = a2t_examples_count(record)
         row["training_warning"] = a2t_warning(record)
+    print(f"{name}: measuring accuracy, ρ, ρ*, κ and the three attacks", flush=True)
     row.update(measure_model(spec, settings, data, out / "work" / name, progress=progress))
     atomic_write_text(row_path, json.dumps(row, indent=1) + "\n")
     return row
