@@ -113,6 +113,7 @@ def main():
     ap.add_argument("--out", default=str(RESULTS / "defend_cluster.json"))
     args = ap.parse_args()
     folder = Path(args.folder or tempfile.mkdtemp(prefix="defend-cluster-"))
+    folder.mkdir(parents=True, exist_ok=True)
     threads = ["--threads-per-worker", "1"]
     report = {
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "load_before": os.getloadavg()},

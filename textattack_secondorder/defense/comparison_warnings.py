@@ -68,7 +68,8 @@ def marks(rows, data):
 
 def _few(heading, n, low, option):
     moves = "no sentence at all" if low == 0 else f"one sentence moves it by {100 / low:.0f} points"
+    sentences = "sentence" if n == "1" else "sentences"
     return (
-        f"{heading} rests on {n} sentences a model ({moves}): raise {option} (from {MIN_SENTENCES} sentences on, "
+        f"{heading} rests on {n} {sentences} a model ({moves}): raise {option} (from {MIN_SENTENCES} sentences on, "
         "a sentence moves it by 10 points or less)"
     )
