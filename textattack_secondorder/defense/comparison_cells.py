@@ -20,7 +20,7 @@ from pathlib import Path
 from ..distributed import ShardStore, make_shards, run_shards
 from ..models.shipping import ShippedModel
 from ..shared.file_bundle import FileBundle
-from ..shared.files import atomic_write_text
+from ..shared.files import atomic_write_bytes, atomic_write_text
 from .comparison import SETTINGS, run_cell
 from .comparison_plan import cell_name
 
@@ -83,7 +83,7 @@ class CellStore(ShardStore):
         model = f"models/{name}/"
         for rel, data in files.files.items():
             if not rel.startswith(model):
-                FileBundle(name, {rel: data}).unpack(self.out)
+                atomic_write_bytes(self.out / rel, data)
         inside = {rel[len(model) :]: data for rel, data in files.files.items() if rel.startswith(model)}
         if inside and not (self.out / model / "defense.json").exists():
             FileBundle(name, inside).install(self.out / model)
