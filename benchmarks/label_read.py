@@ -20,7 +20,7 @@ PAPER = {
 # ---------------------------------------------------------------------------------------------- items
 def shuffled_apart(key, seed):
     """The key's distinct texts in a seeded order in which no changed text stands next to its original."""
-    from naturalness import shuffle_apart
+    from textattack_secondorder.evaluation.review import shuffle_apart
 
     pairs = {
         frozenset((a, b))

@@ -42,33 +42,22 @@ RESULTS = Path(__file__).parent / "results"
 def shuffled_apart(key, seed, tries=200):
     """The key's distinct texts in a seeded random order in which no row's x̃0 stands next to its original
     (the first of ``tries`` shuffles that manages it; the last one tried otherwise)."""
+    from textattack_secondorder.evaluation.review import shuffle_apart
+
     pairs = {frozenset(g.text) for _, g in key.groupby(["victim", "recipe", "example"]) if g.text.nunique() == 2}
     return shuffle_apart(list(dict.fromkeys(key.text)), pairs, seed, tries)
-
-
-def shuffle_apart(texts, pairs, seed, tries=200):
-    """``texts`` in a seeded random order in which no two texts of a pair in ``pairs`` (frozensets) stand side by
-    side (the first of ``tries`` shuffles that manages it; the last one tried otherwise)."""
-    import random
-
-    texts = list(texts)
-    rng = random.Random(seed)
-    for _ in range(tries):
-        rng.shuffle(texts)
-        if not any(frozenset(ab) in pairs for ab in zip(texts, texts[1:])):
-            break
-    return texts
 
 
 def write_items(key, texts, out_dir, stem):
     """``{stem}_items.txt`` (``#id`` then the text, in the order of ``texts``) and ``{stem}_key.csv`` (``key`` with
     each row's item id first); returns that key."""
+    from textattack_secondorder.evaluation.review import text_items
     from textattack_secondorder.shared.files import atomic_write_text
 
     ids = {t: n for n, t in enumerate(texts)}
     key.insert(0, "id", key.text.map(ids))
     key = key.sort_values(["id", "group"]).reset_index(drop=True)
-    atomic_write_text(out_dir / f"{stem}_items.txt", "\n".join(f"#{n}\n{t}\n" for n, t in enumerate(texts)))
+    atomic_write_text(out_dir / f"{stem}_items.txt", text_items(key))
     atomic_write_text(out_dir / f"{stem}_key.csv", key.to_csv(index=False))
     return key
 

@@ -19,12 +19,15 @@ under each ``--priors`` value; ``items --candidates`` then reads the pick each (
         --count 40 --stem sp_train_mr-cnn
 
 ``items`` — the successes of one or more runs and their unchanged originals, shuffled together without system
-names (``{stem}_items.txt``; the key in ``{stem}_key.csv``)::
+names, made by the review module (``textattack-so review --blind``'s items): the text items for helper readers
+``{stem}_items.txt``, the same items as a blind review sheet ``{stem}.html`` (a reader marks them in a browser and
+downloads the marks), the key in ``{stem}_key.csv``::
 
     python benchmarks/sp_attack_read.py items --examples R/sp_read_test_*_examples.csv --stem sp_read_test
 
 ``score`` — the readers' verdicts (CSV ``id,label,fluency``: the label the sentence states and Xu et al.'s 1–5
-fluency, one file per reader; ``benchmarks/sp_attack_reader.md`` is their instruction) joined with the key: per
+fluency, one file per reader; ``benchmarks/sp_attack_reader.md`` is their instruction; or the sheet's downloaded
+marks, ``natural`` yes / no in place of the fluency) judged by the review module, then joined with the key: per
 victim and variant the share of successes that keep the label the same reader gave the original (the paper's
 question), the share that keep the data's gold label, the mean fluency, and the share both label-keeping and fluent
 (fluency >= 4), per reader and over readers; the originals' figures beside them; ASR and seconds per attacked
@@ -41,7 +44,6 @@ import time
 from pathlib import Path
 
 RESULTS = Path(__file__).parent / "results"
-FLUENT = 4  # Xu et al.'s E.2 scale: 4 = "fluent, meaningful with few grammar errors"
 
 
 # ------------------------------------------------------------------------------------------------ run
@@ -217,10 +219,12 @@ def simulated_picks(cands, budgets, priors, similarity=0.8):
 
 # ---------------------------------------------------------------------------------------------- items
 def cmd_items(args):
+    """The read's key and sheet, made by the review module (``textattack_secondorder.evaluation.review``, the
+    one place that decides the items and their score): ``{stem}_key.csv``, the text items for helper readers
+    ``{stem}_items.txt`` and the same items as a blind review sheet ``{stem}.html``."""
     import pandas as pd
 
-    from label_read import shuffled_apart
-    from naturalness import write_items
+    from textattack_secondorder.evaluation.review import BLIND, ReviewSheet, blind_key
 
     key = []
     for path in args.candidates or []:
@@ -238,49 +242,51 @@ def cmd_items(args):
             key.append({"group": "original", "system": "original", "text": r.original, **base})
             key.append({"group": "changed", "system": r.variant, "text": r.perturbed, **base})
     key = pd.DataFrame(key).drop_duplicates(["group", "victim", "system", "example", "text"])
-    key = write_items(key, shuffled_apart(key, args.seed), Path(args.out_dir), args.stem)
+    key = blind_key(key.rename(columns={"victim": "run"}), args.seed)
+    sheet = ReviewSheet(key, BLIND, sorted(set(key.label.astype(str))), "Blind read")
+    paths = sheet.save(Path(args.out_dir) / f"{args.stem}.html")
     changed, originals = (key.group == "changed").sum(), (key.group == "original").sum()
-    print(f"{key.id.nunique()} items: {changed} successes, {originals} originals")
+    print(f"{key.id.nunique()} items: {changed} successes, {originals} originals: {paths['items']}, {paths['html']}")
 
 
 # ---------------------------------------------------------------------------------------------- score
 def cmd_score(args):
+    """The verdicts judged by the review module (``judge_items``: the label kept against the same reader's original,
+    fluent from its ``FLUENT`` = 4 up), then this read's table: own / gold / both / fluency per victim and variant."""
     import numpy as np
     import pandas as pd
 
+    from textattack_secondorder.evaluation.review import judge_items, read_marks, reader_means
     from textattack_secondorder.shared.files import atomic_write_text
 
-    key = pd.read_csv(args.key, keep_default_na=False)
+    key = pd.read_csv(args.key, keep_default_na=False).rename(columns={"victim": "run"})  # older keys: victim
     if args.first is not None:  # the read of the first N sentences of longer runs
         key = key[key.example.astype(int) < args.first]
-    readers = []
-    for n, path in enumerate(args.verdicts, 1):
-        v = pd.read_csv(path, keep_default_na=False)
-        if v.id.duplicated().any() or not set(key.id) <= set(v.id):
+    marks = []
+    for path in args.verdicts:
+        v = read_marks(path)
+        if not set(key.id) <= set(v.id):
             raise SystemExit(f"{path}: its ids are not the key's ({len(v)} rows for {key.id.nunique()} items)")
-        v = v[v.id.isin(key.id)].copy()
-        v["label"] = v["label"].str.strip().str.lower()
-        key = key.merge(v.rename(columns={"label": f"label_{n}", "fluency": f"fluency_{n}"}), on="id")
-        readers.append(n)
-    originals = key[key.group == "original"].drop_duplicates(["victim", "example"]).set_index(["victim", "example"])
-    at = list(zip(key.victim, key.example))
-    for n in readers:
-        own = originals[f"label_{n}"].reindex(at).to_numpy()
-        labelled = (own != "unsure") & (key.group == "changed").to_numpy()
-        key[f"own_{n}"] = np.where(labelled, (key[f"label_{n}"].to_numpy() == own).astype(float), np.nan)
-        key[f"gold_{n}"] = (key[f"label_{n}"] == key.label.astype(str).str.lower()).astype(float)
-        key[f"both_{n}"] = np.where(labelled, key[f"own_{n}"] * (key[f"fluency_{n}"] >= FLUENT), np.nan)
+        marks.append(v)
+    readers = list(range(1, len(marks) + 1))
+    key = judge_items(key, marks).rename(columns={"run": "victim"})
+    key = key.rename(
+        columns={f"{a}_{n}": f"{b}_{n}" for n in readers for a, b in (("kept", "own"), ("accepted", "both"))}
+    )
     runs = None
     if args.examples:
         from sp_attack_read import summarize_runs
 
         runs = pd.concat([pd.read_csv(p, keep_default_na=False) for p in args.examples])
         runs = summarize_runs(runs if args.first is None else runs[runs.row.astype(int) < args.first])
+    means = {
+        kind: reader_means(key, ["victim", "system"], kind, readers) for kind in ("own", "gold", "both", "fluency")
+    }
     table = []
     for (victim, system), g in key.groupby(["victim", "system"], sort=False):
         row = {"victim": victim, "system": system, "items": len(g)}
         for kind in ("own", "gold", "both", "fluency"):
-            per = [g[f"{kind}_{n}"].dropna().mean() for n in readers]
+            per = means[kind][victim, system]
             row[kind] = round(float(np.nanmean(per)) * (1 if kind == "fluency" else 100), 2 if kind == "fluency" else 1)
             row |= {
                 f"{kind}_reader{n}": round(float(p) * (1 if kind == "fluency" else 100), 2)
@@ -299,6 +305,7 @@ def cmd_score(args):
     items = key.drop_duplicates("id")
     if len(readers) > 1:
         agree["label"] = round(100.0 * (items[[f"label_{n}" for n in readers]].nunique(axis=1) == 1).mean(), 1)
+    if len(readers) > 1 and all(f"fluency_{n}" in items for n in readers):  # helper readers' 1-5 fluency
         f = items[[f"fluency_{n}" for n in readers]]
         agree["fluency_exact"] = round(100.0 * (f.nunique(axis=1) == 1).mean(), 1)
         agree["fluency_mean_abs_diff"] = round(float((f.max(axis=1) - f.min(axis=1)).mean()), 2)

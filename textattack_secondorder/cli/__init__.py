@@ -27,6 +27,7 @@ from . import (
     meaning_cmd,
     recipes_cmd,
     resources_cmd,
+    review_cmd,
     robustness_cmd,
     textattack_passthrough,
     victims_cmd,
@@ -50,6 +51,7 @@ SUBCOMMANDS = [
     bias_cmd,  # bias: counterfactual token bias B_{p,k}
     flip_capability_cmd,  # flip-capability: kappa / rho (EUBA, brute force)
     meaning_cmd,  # meaning: source chrF / target RDchrF / success % (Michel et al. 2019)
+    review_cmd,  # review: a sheet to read a run's findings by hand; --score: accepted findings per 100 attacked
     robustness_cmd,  # robustness: accuracy on perturbed sets and the RB-index (FlagEval)
     augment_cmd,  # sp-augment: label-aware SP-Defense augmentation of a CSV
     defend_cmd,  # defend: SP-Defense / Rand fine-tuning
