@@ -27,6 +27,11 @@ another machine, whose float arithmetic trains another model) is neither reused 
 victim trained again to the same weights is recognised by its certificates (``adopt_same_model``: every stored
 margin equal) and its records are restamped. Writes
 ``table2.json``, ``table2.csv`` and ``table2.md`` (the table beside the paper's figures).
+
+``--ray [ADDRESS]`` (with ``--workers``, ``--threads-per-worker``, ``--gpus-per-worker``; docs/guide/ray.md) runs the
+cells left to run or to grow as Ray tasks through the package's runner, each the same stock command on a worker with
+the driver's victim folder and data set file sent along (:class:`RayCell`); ``certify`` stays on this machine. The
+cells and the table equal a run without ``--ray``.
 """
 
 import argparse
