@@ -295,7 +295,8 @@ def run_on_ray(todo, folder, args):
             super().save(key, result["record"])
 
     items = [[list(cell), n] for cell, n in todo]
-    shards = make_shards(items, {"what": "table2", "seed": args.seed, "weights": args.weights}, count=len(items))
+    key = {"what": "table2", "seed": args.seed, "weights": args.weights}
+    shards = [make_shards([item], key)[0] for item in items]  # a cell's key: its cell, not its place in the list
     for shard in shards:
         name = cell_name(tuple(shard.items[0][0]))
         files = [p for p in (folder / f"{name}.json", folder / f"{name}.csv") if p.exists()]

@@ -139,6 +139,27 @@ def test_a_cell_whose_worker_died_goes_on_from_its_trained_model(
     assert light_comparison == [("rand", 0)] and [r["defense"] for r in rows] == ["vanilla", "rand"]
 
 
+def test_a_cells_key_is_its_own_whatever_cells_run_beside_it(tmp_path, monkeypatch):
+    """A cell's key (the name of its folder on a worker) depends on the settings and the cell alone: a rerun in
+    which other cells are already finished finds the folder a dead worker left."""
+    from types import SimpleNamespace
+
+    from textattack_secondorder.defense import comparison_cells
+
+    keys = []
+    monkeypatch.setattr(comparison_cells, "ShippedModel", lambda spec: SimpleNamespace(fingerprint="f"))
+    monkeypatch.setattr(
+        comparison_cells,
+        "run_shards",
+        lambda task, shards, *a, **k: keys.append({tuple(s.items[0]): s.key for s in shards}) or (None, None),
+    )
+    settings = {"model": "m", "steps": 2}
+    comparison_cells.run_cells_on_cluster(settings, None, [("vanilla", None), ("rand", 0)], tmp_path, None, None)
+    comparison_cells.run_cells_on_cluster(settings, None, [("rand", 0)], tmp_path, None, None)
+    comparison_cells.run_cells_on_cluster({**settings, "steps": 3}, None, [("rand", 0)], tmp_path, None, None)
+    assert keys[0][("rand", 0)] == keys[1][("rand", 0)] != keys[2][("rand", 0)]
+
+
 def test_cluster_flags_belong_to_compare(tmp_path, bert_folder, capfd):  # noqa: F811
     from textattack_secondorder.cli import main
 

@@ -101,10 +101,12 @@ def run_cells_on_cluster(settings, data, cells, out, options, done):
     :class:`~..distributed.RunStats`."""
     model = ShippedModel(settings["model"])
     key = {"what": "defend --compare", "model": model.fingerprint, **{k: settings.get(k) for k in SETTINGS}}
-    shards = make_shards([[d, s] for d, s in cells], key, count=len(cells))
-    for shard in shards:
-        name = cell_name(*shard.items[0])
-        shard.context = {"home": str(out), "begun": _cell_files(out, name)}
+    # one shard a cell, each keyed by the settings and its cell alone (not its place in this run's list, which
+    # changes when an earlier run finished some cells): a worker's folder of a cell is found again
+    shards = [make_shards([[d, s]], key)[0] for d, s in cells]
+    for index, shard in enumerate(shards):
+        shard.index = index
+        shard.context = {"home": str(out), "begun": _cell_files(out, cell_name(*shard.items[0]))}
     store = CellStore(out, {s.key: cell_name(*s.items[0]) for s in shards}, done)
     task = CellTask(settings, data, model)
     _, stats = run_shards(task, shards, store, options, desc="cells", progress=False, env=WORKER_ENV)
