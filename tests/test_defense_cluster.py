@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 import pytest
 
@@ -233,8 +234,12 @@ def test_ray_comparison_with_a_killed_worker_equals_the_one_machine_run(tmp_path
         assert sorted(log.read_text().split()) == ["continue-0", "rand-0"]  # and nothing was trained twice
         assert figures(cluster) == figures(one)
         assert measured(tmp_path / "ray") == measured(tmp_path / "one")
-        # the restarted worker said what it reused (Ray forwards a worker's lines to the driver's output)
-        assert "rand-seed0: going on from what was saved: its trained model" in capfd.readouterr().out
+        # the restarted worker said what it reused (Ray forwards a worker's lines to the driver's output, later)
+        said, deadline = "", time.time() + 20
+        while "rand-seed0: going on from what was saved: its trained model" not in said and time.time() < deadline:
+            said += capfd.readouterr().out
+            time.sleep(0.5)
+        assert "rand-seed0: going on from what was saved: its trained model" in said
         again = run_comparison(settings, defenses, [0], tmp_path / "ray", options=options)
         assert "3 finished earlier and reused: vanilla, continue-seed0, rand-seed0" in capfd.readouterr().out
         assert figures(again) == figures(cluster)
