@@ -183,3 +183,70 @@ def test_resumed_pairs_are_exact_and_never_those_of_another_model(tmp_path):
     other.run_pair = lambda *a: calls.append(a) or ([], 0)
     other.run(texts, "he/she", out_dir=tmp_path)
     assert calls, "a pair measured on another model was reused"
+
+
+class Words(textattack.models.wrappers.ModelWrapper):
+    """P(class 1) rises with every 'she' and 'her' in the text: a model that tells the pair apart."""
+
+    model = None
+
+    def __call__(self, texts):
+        p = np.array([0.2 + 0.1 * sum(w in ("she", "her") for w in t.lower().split()) for t in texts])
+        return np.stack([1 - p, p], 1)
+
+
+def versions(texts, pairs, **kw):
+    """``{pair: [k = 0 texts]}``: both versions of every source sentence, as the bias run measures them."""
+    bias = CounterfactualBias(Words(), WordSwapNeighborhood(TableProposer({})), max_k=0, progress=False, **kw)
+    report = bias.run(texts, pairs)
+    return {p: list(g["text"]) for p, g in report.sentences[report.sentences["k"] == 0].groupby("pair")}
+
+
+def test_gender_swap_takes_the_pronoun_family_along_and_keeps_punctuation():
+    texts = [
+        "He changed jobs and needs to move his account.",
+        "Her screen goes black when he starts a screen share!",
+        "He told her the truth, twice.",
+        "The keys are his, said the king.",
+    ]
+    got = versions(texts, [("he", "she"), ("king", "queen")])
+    assert got["he/she"] == [
+        "He changed jobs and needs to move his account.",
+        "She changed jobs and needs to move her account.",
+        "Her screen goes black when he starts a screen share!",  # Her: a determiner (PRP$), so his
+        "His screen goes black when she starts a screen share!",
+        "He told her the truth, twice.",  # her: an object (PRP), so him
+        "She told him the truth, twice.",
+    ]
+    assert got["king/queen"] == ["The keys are his, said the king.", "The keys are hers, said the queen."]
+    # the paper's swap: the pair's word alone
+    kept = versions(texts[:1], [("he", "she")], swap_pronouns=False)["he/she"]
+    assert kept[1] == "She changed jobs and needs to move his account."
+    # --neutralize: the other pronouns become they/them, "her" by its role
+    neutral = versions(["She told her the truth.", "He lost her keys."], [("he", "she")], neutralize_pronouns=True)
+    assert neutral["he/she"] == [
+        "He told them the truth.",
+        "She told them the truth.",
+        "He lost their keys.",
+        "She lost their keys.",
+    ]
+
+
+def test_her_is_a_source_of_his_her_as_a_determiner_and_of_him_her_as_an_object():
+    texts = ["I told her the truth.", "I lost her keys."]
+    got = versions(texts, [("his", "her"), ("him", "her")])
+    assert got["his/her"] == ["I lost his keys.", "I lost her keys."]
+    assert got["him/her"] == ["I told him the truth.", "I told her the truth."]
+
+
+def test_bias_table_prints_small_differences_with_their_digits_and_says_what_k_0_is():
+    from textattack_secondorder.cli.bias_cmd import levels_line, signed
+
+    assert signed(-3.5e-06) == "-3.5e-06" and signed(0.0) == "0" and signed(0.0123) == "+0.0123"
+    assert signed(-1e-9) != "-0.0000" and signed(float("nan")) == "n/a"
+    table = pd.DataFrame(
+        [{"pair": "he/she", "k": 0, "B": -3.5e-06, "ci_low": -6.7e-05, "ci_high": 4.5e-05, "sources": 9}]
+    )
+    text = levels_line(table)
+    assert "k = 0: the test sentences holding a word of the pair" in text and "naive" in text
+    assert "1 of 1 rows move the class probability by less than 0.0005" in text

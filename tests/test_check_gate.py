@@ -176,6 +176,12 @@ def test_planted_fragile_model_fails_attack_and_second_order_and_junit_says_by_h
     assert re.search(r"so\s+vulnerable_rate\s+100\s+<= 10\s+—\s+—\s+—\s+FAIL \(threshold\)", printed)
     assert re.search(r"typos\s+success_rate\s+100\s+<= 25\s+—\s+—\s+—\s+FAIL \(threshold\)", printed)
     assert re.search(r"typos-meaning\s+mean_chrf\s+\S+\s+>= 0.2\s+—\s+—\s+—\s+PASS", printed)
+    # four sentences: one of them moves a rate by 25 points, more than the default tolerances can resolve
+    assert (
+        "so: note: vulnerable_rate rests on 4 sentences: one sentence moves it by 25 points, more than the tolerance "
+        "5 (0.2 of a sentence)" in printed
+    )
+    assert "typos: note: success_rate rests on 4 sentences" in printed and "measure at least 10 sentences" in printed
     assert junit_shape_errors(out / "junit.xml") == []
     suite = ET.parse(out / "junit.xml").getroot().find("testsuite")
     failures = {c.get("name").split(":")[0]: c.find("failure") for c in suite.findall("testcase")}
@@ -192,6 +198,8 @@ def test_planted_fragile_model_fails_attack_and_second_order_and_junit_says_by_h
     assert results["checks"][0]["values"]["vulnerable_per_100"] == 100.0
     page = (out / "report.html").read_text()
     assert page.count('class="card fail"') == 2 and page.count('class="card pass"') == 1
+    assert "rests on 4 sentences" in page and "rests on 4 sentences" in (out / "summary.md").read_text()
+    assert results["checks"][1]["sentences"] == 4 and "rests on 4 sentences" in results["checks"][1]["notes"][0]
 
 
 def test_threshold_edit_changes_the_verdict_without_recomputing(setup, monkeypatch, capsys):
@@ -404,3 +412,52 @@ def test_check_takes_every_cluster_flag_and_overrides_only_those_given(tmp_path)
     assert config.run == {"threads_per_worker": 2, "shards": 5, "workers": 3, "gpus_per_worker": 0.5}
     config, _ = load(build_parser().parse_args(["check", str(path)]))
     assert config.run == {"threads_per_worker": 2, "shards": 5}  # no flag: the config's [run] table as written
+
+
+def test_a_share_of_fewer_sentences_than_its_tolerance_resolves_is_said():
+    from textattack_secondorder.checks.verdict import Verdict
+
+    def v(n, tolerance=5.0, unit="per 100"):
+        return Verdict(
+            "so", "second_order", "vulnerable_per_100", "at_most", unit, 10.0, None, tolerance, True, "", sentences=n
+        )
+
+    text = v(10).resolution_text()
+    assert "vulnerable_per_100 rests on 10 sentences: one sentence moves it by 10 per 100" in text
+    assert "tolerance 5 (0.5 of a sentence)" in text
+    assert "measure at least 20 sentences (raise num_examples) or set tolerance = 10 for this check" in text
+    assert v(20).resolution_text() == "" and v(300).resolution_text() == ""
+    assert "tolerance = 33.34" in v(3).resolution_text()
+    assert "rests on no sentence" in v(0).resolution_text()
+    assert v(10, tolerance=0.0).resolution_text() == ""  # no worsening allowed: nothing to resolve
+    assert v(10, unit="words").resolution_text() == "" and v(None).resolution_text() == ""
+
+
+def test_single_word_check_takes_the_vocabulary_of_a_data_set(tmp_path, capsys):
+    """vocab_from = a CSV: κ and ρ over the words of the training sentences only, as flip-capability --vocab-from."""
+    import pandas as pd
+
+    from conftest import write_tiny_bert
+
+    words = ["a", "good", "film", "dull", "plot", "zq", "xv"]  # zq, xv: entries no training sentence holds
+    from transformers import BertForSequenceClassification
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + words
+    write_tiny_bert(tmp_path / "bert", vocab, BertForSequenceClassification, num_labels=2)
+    pd.DataFrame([("a good film", 1), ("a dull plot", 0)], columns=["text", "label"]).to_csv(
+        tmp_path / "train.csv", index=False
+    )
+    config = tmp_path / "gate.toml"
+    body = (
+        f'model = "{tmp_path / "bert"}"\ndataset = "{tmp_path / "train.csv"}"\nsplit = "train"\n'
+        '[[check]]\nkind = "single_word"\nmetric = "rho"\nthreshold = 0.0\n[check.settings]\nm = 0\n'
+    )
+    config.write_text(body)
+    assert main(["check", str(config), "--out", str(tmp_path / "all")]) == 0
+    everything = json.loads((tmp_path / "all" / "results.json").read_text())["checks"][0]
+    config.write_text(body + f'vocab_from = "{tmp_path / "train.csv"}"\n')
+    assert main(["check", str(config), "--out", str(tmp_path / "own")]) == 0
+    own = json.loads((tmp_path / "own" / "results.json").read_text())["checks"][0]
+    assert own["comparable"]["vocabulary"].startswith("5 words")  # a, good, film, dull, plot
+    assert everything["comparable"]["vocabulary"].startswith("7 words")
+    assert own["comparable"]["vocab_from"] == str(tmp_path / "train.csv")

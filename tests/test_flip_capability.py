@@ -203,3 +203,22 @@ def test_word_level_model_through_the_same_interface():
     euba = compute_flip_capability(w, ex, method="euba", m=None, progress=False)
     brute = compute_flip_capability(w, ex, method="brute", progress=False)
     np.testing.assert_array_equal(euba.metric.counts, brute.metric.counts)
+
+
+def test_kappa_table_names_the_models_classes(tiny_bert, tmp_path):
+    ex = examples_for(tiny_bert, n=6, seed=2)
+    unnamed = compute_flip_capability(tiny_bert, ex, method="brute", progress=False)
+    assert list(unnamed.to_frame().columns) == ["word", "kappa", "flips_class_0", "flips_class_1"]
+    tiny_bert.model.config.id2label = {0: "billing", 1: "technical"}
+    try:
+        named = compute_flip_capability(tiny_bert, ex, method="brute", progress=False)
+    finally:
+        tiny_bert.model.config.id2label = {0: "LABEL_0", 1: "LABEL_1"}
+    assert named.settings["label_names"] == ["billing", "technical"]
+    path = named.save(tmp_path / "kappa.json")
+    assert (tmp_path / "kappa.csv").read_text().startswith("word,kappa,flips_billing,flips_technical")
+    frame = FlipCapabilityResult.load(path).to_frame()
+    assert list(frame.columns) == ["word", "kappa", "flips_billing", "flips_technical"]
+    np.testing.assert_array_equal(
+        frame[["flips_billing", "flips_technical"]].to_numpy(), unnamed.to_frame().iloc[:, 2:]
+    )

@@ -8,6 +8,7 @@ tests/test_gemma_cache.py`` runs the same tests on transformers 5. docs/design/o
 """
 
 import json
+import re
 import sys
 import types
 
@@ -144,15 +145,20 @@ def test_reader_dequantises_as_the_gguf_package_does(tiny_gemma):
     mine.close()
 
 
-def test_set_up_writes_a_bfloat16_cache_without_save_pretrained_and_it_loads_back(tiny_gemma, monkeypatch):
+def test_set_up_writes_a_bfloat16_cache_without_save_pretrained_and_it_loads_back(tiny_gemma, monkeypatch, caplog):
     reference, _, saved = tiny_gemma
 
     def refused(*a, **k):  # what transformers 5 answers for a GGUF-loaded model
         raise ValueError("The model is quantized with gguf and is not serializable")
 
     monkeypatch.setattr(transformers.PreTrainedModel, "save_pretrained", refused)
-    model, tok = gemma.load_gemma()
+    with caplog.at_level("WARNING"):
+        model, tok = gemma.load_gemma()
     assert gemma.gemma_cached() and not list(saved.glob("*.gguf"))  # the assembled GGUF file is not kept
+    # the first use says where the cache is, how large, and how to move it
+    ready = next(r.getMessage() for r in caplog.records if "ready in" in r.getMessage())
+    assert f"cached at {saved} (" in ready and "in the package cache: $TA_SO_CACHE_DIR" in ready
+    assert "set TA_SO_CACHE_DIR=FOLDER to keep it elsewhere" in ready and re.search(r"\(\d[\d.]* [kMG]?B,", ready)
     assert next(model.parameters()).dtype == torch.bfloat16
     from safetensors import safe_open
 

@@ -281,7 +281,7 @@ def test_meaning_on_a_log_of_the_hostile_rows(tmp_path, capsys):
     log = tmp_path / "log.csv"
     attack_rows(build("textfooler-offline"), rows, str(log))
     out = tmp_path / "meaning.csv"
-    assert main(["meaning", "--log", str(log), "--include-skipped", "-o", str(out)]) == 0
+    assert main(["meaning", "--log", str(log), "--include-failed", "--include-skipped", "-o", str(out)]) == 0
     judged = pd.read_csv(out, keep_default_na=False)
     cases = [c for _, _, c in rows]
     bad_rows = {i for i, c in enumerate(cases) if c in BAD}

@@ -296,3 +296,51 @@ def test_read_score_counts_kept_against_gold_and_against_the_readers_own_reading
     assert changed1.own_mean == 0.5 and changed1.own_all == 0.0
     assert np.isnan(changed2.own_a) and changed2.own_b == 1.0  # a found the original unsure: nothing to keep
     assert changed2.own_mean == 1.0 and np.isnan(out.loc[("original", 1)].own_a)
+
+
+def test_asr1_label_data_follows_the_recipes_kappa_then_the_model_and_never_falls_back_on_mr(tmp_path):
+    """--asr1-label-rule without --asr1-label-data: the data of the recipe's κ (as SP-Attack's label_data), else the
+    data set the model's folder records, else one line asking for it."""
+    import json
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from textattack_secondorder.cli.textattack_passthrough import _asr1_label_rule
+    from textattack_secondorder.metrics.asr1 import LabelRuleForModel
+    from textattack_secondorder.shared.errors import UsageError
+
+    train = tmp_path / "train.csv"
+    pd.DataFrame(DATA, columns=["text", "label"]).to_csv(train, index=False)
+    FlipCapabilityResult(FlipCapability(["dull"], 2), {"dataset": str(train)}).save(tmp_path / "k.json")
+
+    def rule_for(*rest):
+        args = SimpleNamespace(rest=list(rest))
+        return _asr1_label_rule(args), args.rest
+
+    rule, rest = rule_for("--asr1-label-rule", "lean", "--recipe", f"sp-attack^kappa='{tmp_path / 'k.json'}'")
+    assert isinstance(rule, LabelRuleForModel) and rule.data == str(train) and "κ" in rule.origin
+    assert rest == ["--recipe", f"sp-attack^kappa='{tmp_path / 'k.json'}'"]
+    flagged, _ = rule_for("--asr1-label-rule", "lean", "--asr1-label-data", "mr", "--recipe", "textfooler")
+    assert flagged.data == "mr"
+    unknown, _ = rule_for("--asr1-label-rule", "lean", "--recipe", "textfooler")
+    assert unknown.data is None
+
+    class Folderless(textattack.models.wrappers.ModelWrapper):
+        model = None
+
+        def __call__(self, texts):
+            return np.array([[0.5, 0.5] for _ in texts])
+
+    with pytest.raises(UsageError, match="pass --asr1-label-data YOUR_TRAIN.csv"):
+        ASR1(label_rule=unknown).bind_model(Folderless())
+    # a model folder that records its training data (as the demo victims' do): read from there
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "metrics.json").write_text(json.dumps({"dataset": str(train)}))
+
+    class Recorded(Folderless):
+        model = SimpleNamespace(config=SimpleNamespace(_name_or_path=str(folder), id2label={0: "neg", 1: "pos"}))
+
+    ASR1(label_rule=unknown).bind_model(Recorded())
+    assert str(train) in unknown.describe() and "the data the model's folder records" in unknown.describe()

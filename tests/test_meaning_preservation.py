@@ -1,6 +1,7 @@
 """Meaning preservation (Michel et al., NAACL 2019): chrF, RDchrF, the success rule, logs, constraint, metric."""
 
 import csv
+import json
 
 import numpy as np
 import pandas as pd
@@ -159,22 +160,38 @@ def _write_log(path):
             "num_queries": 30,
             "result_type": "Failed",
         },
+        {  # a candidate that flipped the label but that the attack rejected (SP-Attack's label rule): Failed
+            "original_text": "a [[great]] film",
+            "perturbed_text": "a [[grand]] film",
+            "original_score": 0.1,
+            "perturbed_score": 0.6,
+            "original_output": 1,
+            "perturbed_output": 0,
+            "ground_truth_output": 1,
+            "num_queries": 40,
+            "result_type": "Failed",
+        },
     ]
     pd.DataFrame(rows).to_csv(path, quoting=csv.QUOTE_NONNUMERIC, index=False)
 
 
-def test_read_attack_log_strips_markers_and_leaves_out_skipped(tmp_path):
+def test_read_attack_log_strips_markers_and_judges_successes_only(tmp_path):
     log = tmp_path / "attack.csv"
     _write_log(log)
-    records = mp.read_attack_log(log)
-    assert [r["index"] for r in records] == [0, 2]
+    left_out = {}
+    records = mp.read_attack_log(log, left_out=left_out)
+    assert [r["index"] for r in records] == [0]
+    assert left_out == {"Skipped": 1, "Failed": 2}
     assert records[0]["original_text"] == "a fine film" and records[0]["perturbed_text"] == "a flne film"
+    records = mp.read_attack_log(log, result_types=("Successful", "Failed"))
+    assert [r["index"] for r in records] == [0, 2, 3]
     assert records[1]["perturbed_text"] == "grate acting , graet fun"
     rows = mp.evaluate_classification(records)
     assert rows[0]["source_chrf"] == sentence_chrf("a flne film", ["a fine film"]).score / 100
-    assert [r["target_destruction"] for r in rows] == [1.0, 0.0]
-    assert [r["success"] for r in rows] == [True, False]
-    assert len(mp.read_attack_log(log, result_types=None)) == 3
+    assert [r["target_destruction"] for r in rows] == [1.0, 0.0, 1.0]
+    # the rejected candidate passes the meaning rule: judged as a success it would be counted as one
+    assert [r["success"] for r in rows] == [True, False, True]
+    assert len(mp.read_attack_log(log, result_types=None)) == 4
 
 
 def test_meaning_command_on_a_log_and_on_seq2seq_files(tmp_path, capsys):
@@ -185,12 +202,22 @@ def test_meaning_command_on_a_log_and_on_seq2seq_files(tmp_path, capsys):
     out = tmp_path / "judged.csv"
     assert main(["meaning", "--log", str(log), "-o", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "Success percentage: 50.00 %" in printed and "5%-95%" in printed
+    # the successes only: the failed rows (one of them a rejected candidate that flipped the label) are not judged
+    assert "Examples: 1\n" in printed and "Success percentage: 100.00 %" in printed and "5%-95%" in printed
+    assert "result types judged: Successful 1" in printed
+    assert (
+        "not judged: Skipped 1 (never attacked; --include-skipped judges them), Failed 2 (its text is a candidate the "
+        "attack rejected; --include-failed judges them)" in printed
+    )
     df = pd.read_csv(out)
-    assert list(df["index"]) == [0, 2]
-    assert list(df["success"]) == [True, False]
+    assert list(df["index"]) == [0]
     assert df.loc[0, "original_text"] == "a fine film"
-    assert (tmp_path / "judged.summary.json").exists()
+    summary = json.loads((tmp_path / "judged.summary.json").read_text())
+    assert summary["result_types"] == {"Successful": 1} and summary["result_types_not_judged"]["Failed"] == 2
+    assert main(["meaning", "--log", str(log), "--include-failed", "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "Success percentage: 66.67 %" in printed and "result types judged: Failed 2, Successful 1" in printed
+    assert list(pd.read_csv(out)["success"]) == [True, False, True]
 
     files = {}
     for name, lines in {
@@ -288,3 +315,27 @@ def test_minimum_chrf_in_an_attack_and_mean_chrf_metric():
     from textattack.metrics import Metric
 
     assert isinstance(metric, Metric)
+
+
+def test_meaning_on_a_log_without_successes_prints_no_scores(tmp_path, capsys):
+    from textattack_secondorder.cli import main
+
+    log = tmp_path / "attack.csv"
+    _write_log(log)
+    df = pd.read_csv(log)
+    df[df["result_type"] != "Successful"].to_csv(log, index=False)
+    assert main(["meaning", "--log", str(log)]) == 0
+    printed = capsys.readouterr().out
+    assert "Examples: 0 (no row to judge" in printed and "nan" not in printed and "Success percentage" not in printed
+
+
+def test_meaning_on_a_missing_file_is_one_line_exit_2(tmp_path, capsys):
+    from textattack_secondorder.cli import main
+
+    assert main(["meaning", "--log", str(tmp_path / "nope.csv")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "nope.csv: no such file" in err
+    files = [str(tmp_path / f"{n}.txt") for n in ("src", "adv", "oo", "oa", "ref")]
+    args = ["meaning", "--src", files[0], "--adv", files[1], "--out-orig", files[2], "--out-adv", files[3]]
+    assert main([*args, "--ref", files[4]]) == 2
+    assert "src.txt: no such file" in capsys.readouterr().err

@@ -155,3 +155,25 @@ def test_summary_shows_perplexity_by_default_when_cached(monkeypatch, ready):
     assert ("Median perplexity (vulnerable, successful rows):" in rows) is ready
     assert "Median perplexity (original, successful rows):" in second_order_summary_metrics(True)
     assert "Median perplexity (original, successful rows):" not in second_order_summary_metrics(False)
+
+
+def test_cache_note_says_where_how_large_and_how_to_move_it(tmp_path, monkeypatch):
+    from textattack_secondorder.resources.paths import cache_note, size_text
+
+    assert (
+        size_text(518_000_000) == "518 MB"
+        and size_text(1_240_000_000) == "1.2 GB"
+        and size_text(84_000_000) == "84 MB"
+        and size_text(12) == "12 B"
+    )
+    monkeypatch.delenv("TA_SO_CACHE_DIR", raising=False)
+    monkeypatch.delenv("TA_CACHE_DIR", raising=False)
+    (tmp_path / "w").mkdir()
+    (tmp_path / "w" / "a.bin").write_bytes(b"x" * 2_500_000)
+    note = cache_note(tmp_path / "w")
+    assert note.startswith(
+        f"{tmp_path / 'w'} (2.5 MB, in the package cache: the default ~/.cache/textattack/secondorder"
+    )
+    assert note.endswith("set TA_SO_CACHE_DIR=FOLDER to keep it elsewhere)")
+    monkeypatch.setenv("TA_SO_CACHE_DIR", str(tmp_path))
+    assert "in the package cache: $TA_SO_CACHE_DIR;" in cache_note(tmp_path / "w")

@@ -50,8 +50,8 @@ from ..constraints.label_rules import (
     label_rule_for_data,
 )
 from ..datasets.examples import load_examples
-from ..evaluation.flip_capability import FlipCapabilityResult
 from ..evaluation.flip_capability.cache import KappaDataError, cached_flip_capability, check_kappa_labels
+from ..evaluation.flip_capability.ownership import load_kappa
 from ..metrics.label_rule import label_rule_metrics
 from ..models.probe import model_label_names, probe_model
 from ..models.provenance import recorded_training_data
@@ -177,8 +177,8 @@ class SPAttack(SORecipe):
             if kappa is None:
                 dataset = cls.kappa_data(model_wrapper, p["kappa_dataset"])
                 kappa = cls.kappa_from_data(model_wrapper, dataset, p["kappa_examples"], p["kappa_m"])
-            elif not isinstance(kappa, FlipCapabilityResult):
-                kappa = FlipCapabilityResult.load(kappa)
+            else:  # a saved κ or a result: another model's is said (a transfer attack), ownership.py
+                kappa = load_kappa(kappa, model_wrapper)
             #
             # docs/design/single-word.md: a candidate the label rule refuses (a negator put in or taken out, a swap that
             # moves the words towards a label in the victim's training data) is not an adversarial example; the

@@ -6,7 +6,18 @@ import re
 
 from ..shared.errors import UsageError
 from ..shared.recipe_params import SPLIT, parse_recipe_params
-from .base import AT_LEAST, AT_MOST, COUNT, EXECUTION_PARAMS, NON_NEGATIVE, SAMPLING_SETTINGS, Check, Evaluation, Metric
+from .base import (
+    AT_LEAST,
+    AT_MOST,
+    COUNT,
+    EXECUTION_PARAMS,
+    NON_NEGATIVE,
+    SAMPLING_SETTINGS,
+    Check,
+    ConfigError,
+    Evaluation,
+    Metric,
+)
 
 SWEEP_SETTINGS = {
     "recipe": ("sp-attack", str, "recipe name, with parameters as NAME^a=1,b='x'"),
@@ -56,6 +67,32 @@ def validate_recipe(recipe):
         known = ", ".join(sorted(set(attack_recipes()) | set(textattack_recipes())))
         raise UsageError(f"recipe {name!r}: unknown; valid: {known}")
     checked_recipe(recipe)
+
+
+def recipe_kappa_file(recipe):
+    """The saved κ a recipe string names (``sp-attack^kappa='FILE'``), or None."""
+    try:
+        kappa = parse_recipe_params(recipe.partition(SPLIT)[2]).get("kappa")
+    except ValueError:
+        return None
+    return kappa if isinstance(kappa, str) else None
+
+
+def refuse_other_models_kappa(context, recipe):
+    """A recipe's saved ``kappa=`` file must be the κ of the model under test (:mod:`~..evaluation.flip_capability.
+    ownership`): another model's κ is a :class:`ConfigError` naming both, since the gate would judge this model by a
+    transfer attack (weaker: it passes for that reason alone); a κ that cannot be checked is said and used."""
+    from ..evaluation.flip_capability.ownership import KappaModelError, load_kappa
+
+    kappa = recipe_kappa_file(recipe)
+    if kappa is None:
+        return
+    try:
+        load_kappa(kappa, context.model, refuse=True, say=lambda line: context.say(f"  warning: {line}"))
+    except KappaModelError as e:
+        raise ConfigError(f"recipe {recipe!r}: {e}") from None
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"recipe {recipe!r}: kappa={kappa!r} cannot be read ({e})") from None
 
 
 def run_sweep_cell(context, settings, folder):
@@ -132,6 +169,13 @@ class AttackCheck(Check):
     def validate(self):
         validate_recipe(self.settings["recipe"])
 
+    def input_files(self):
+        kappa = recipe_kappa_file(self.settings["recipe"])
+        return [kappa] if kappa else []
+
+    def check_inputs(self, context):
+        refuse_other_models_kappa(context, self.settings["recipe"])
+
     def evaluate(self, context, folder):
         from ..metrics import asr1
 
@@ -140,6 +184,7 @@ class AttackCheck(Check):
             int(_number(row.get("Number of successful attacks")) or 0),
             int(_number(row.get("Number of failed attacks")) or 0),
         )
+        rows = succ + failed + int(_number(row.get("Number of skipped attacks")) or 0)
         values = {
             "success_rate": _number(row.get("Attack success rate")),
             "asr1": _number(row.get(asr1.ROW.rstrip(":").strip())),
@@ -159,4 +204,5 @@ class AttackCheck(Check):
             files={"log": csv_name},
             info={"rows skipped for bad input": skipped},
             measured_with=recipe_measured_with(self.settings["recipe"]),
+            sentences={"success_rate": succ + failed, "asr1": succ + failed, "accuracy_under_attack": rows},
         )

@@ -71,7 +71,9 @@ class Evaluation:
     ``evidence`` per metric, per-item ``rows`` (table shown in the report) and ``examples``
     (a few texts, shown escaped), plus ``files`` (name -> path relative to the check's folder) and
     ``measured_with``: what the measurement depended on beyond the settings (the resources a slot
-    resolved to, the vocabulary), compared with a baseline's like the settings."""
+    resolved to, the vocabulary), compared with a baseline's like the settings; ``sentences``: for a metric that is a
+    share of sentences (``%``, ``per 100``), how many sentences it is a share of, so that the verdict can say when one
+    sentence moves it by more than its tolerance (:meth:`~.verdict.Verdict.resolution_text`)."""
 
     values: dict
     evidence: dict = field(default_factory=dict)
@@ -80,8 +82,9 @@ class Evaluation:
     files: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
     measured_with: dict = field(default_factory=dict)
+    sentences: dict = field(default_factory=dict)
 
-    FIELDS = ("values", "evidence", "rows", "examples", "files", "info", "measured_with")
+    FIELDS = ("values", "evidence", "rows", "examples", "files", "info", "measured_with", "sentences")
 
     def to_dict(self):
         return {k: getattr(self, k) for k in self.FIELDS}
@@ -126,6 +129,11 @@ class Check:
         """Names of other checks whose evaluation this one reads (the meaning check)."""
         return []
 
+    def input_files(self):
+        """Files the evaluation reads besides the model and the data (a recipe's saved ``kappa=``): their content is
+        part of the evaluation's key, so a file rewritten under the same name is measured again."""
+        return []
+
     def comparable_settings(self):
         """The settings that define what the check measures (the recipe split into its parameters;
         sampling seeds left out): a baseline is comparable when they are equal (docs/design/gate.md)."""
@@ -139,6 +147,11 @@ class Check:
     def validate(self):
         """Checks that need the heavy libraries (recipe names and parameters); the runner calls it
         for every check it is about to evaluate, before any model loads. Raises a user error."""
+
+    def check_inputs(self, context):
+        """Checks that need the model (a saved κ must be the model's own); the runner calls it for every check it is
+        about to evaluate, after :meth:`validate` and before the first evaluation, so that a refusal costs no
+        evaluation. Raises a :class:`ConfigError`."""
 
     def evaluate(self, context, folder):  # pragma: no cover - abstract
         raise NotImplementedError

@@ -59,4 +59,5 @@ class MeaningCheck(Check):
                 for r in worst
             ],
             info={"attack log": str(log)},
+            sentences={"success_pct": summary["n"]},
         )

@@ -146,6 +146,7 @@ class PerturbedSetsCheck(Check):
             files={"chart": "robustness.png", "report": "report.html"},
             info={"skipped levels": skipped},
             measured_with=self.measured_with(),
+            sentences={"min_accuracy": worst["examples"]} if worst else {},
         )
 
     def measured_with(self):

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..shared.files import atomic_write_text
 from .junit import write_junit
 from .results import overall_status, results_document
-from .summary import baseline_line, count_line, reasons, summary_markdown
+from .summary import baseline_line, count_line, notes, reasons, summary_markdown
 from .verdict import FAIL, NOT_COMPARABLE, NOT_JUDGED, PASS, fmt
 
 esc = html.escape
@@ -156,7 +156,7 @@ def render_html(config, verdicts, evaluations, folders, elapsed, baseline=None):
         ev = evaluations[v.name]
         images = "".join(_image(Path(folders[v.name]) / f) for f in ev.files.values())
         values = ", ".join(f"{esc(k)} = {esc(fmt(x))}" for k, x in ev.values.items())
-        why = "".join(f"<li>{esc(t)}</li>" for _, t in reasons([v]))
+        why = "".join(f"<li>{esc(t)}</li>" for _, t in reasons([v]) + notes([v]))
         sections.append(
             f'<h2 id="{esc(v.name)}">{esc(v.name)} {_tag(v)}</h2>'
             + (f'<ul class="why">{why}</ul>' if why else "")

@@ -2,8 +2,9 @@
 
 Each check's evaluation is stored in ``OUT/evaluations/<name>/<key>.json`` under a content key:
 the package version, the model spec and the content of the files behind it, the check's kind and
-settings, the examples it reads (their text) and the keys of the checks it reads from; the work of
-an evaluation (attack logs, shards, charts) lies in ``OUT/<name>/<key>/``. A re-run with the same
+settings, the examples it reads (their text), the content of the other files it reads (a recipe's saved κ, a
+vocabulary's data set) and the keys of the checks it reads from; the work of an evaluation (attack logs, shards,
+charts) lies in ``OUT/<name>/<key>/``. A re-run with the same
 key reuses the stored evaluation (no model is even loaded when all are reused), also after a run
 on another model (the last few keys of each check are kept); a changed setting recomputes that
 check only, and the commands' own resume (attack-sweep shards, bias parts, κ checkpoints and
@@ -21,7 +22,7 @@ from pathlib import Path
 from .._version import __version__
 from ..datasets.examples import load_examples
 from ..distributed import ClusterOptions
-from ..models.fingerprint import model_fingerprint, spec_fingerprint
+from ..models.fingerprint import file_digest, model_fingerprint, spec_fingerprint
 from ..models.loading import load_model_wrapper
 from ..models.probe import model_label_names, probe_model
 from ..shared.digest import content_digest
@@ -143,6 +144,7 @@ def check_key(context, check, keys):
     """The content key of ``check``'s evaluation (``keys``: those of the checks it reads from)."""
     data = context.examples(check.settings) if check.DATA_SETTINGS else None
     deps = [keys[d] for d in check.depends_on()]
+    files = [file_digest(f) if os.path.isfile(f) else f for f in check.input_files()]
     return content_digest(
         [
             "textattack-so check",
@@ -153,7 +155,8 @@ def check_key(context, check, keys):
             spec_fingerprint(context.spec),
             data,
             deps,
-        ],
+        ]
+        + ([files] if files else []),  # keys of checks without input files stay as they were
         20,
     )
 
@@ -222,7 +225,8 @@ def run_checks(config, out, options=None, progress=True, say=print, prepare=None
 
     ``prepare()`` is called once before anything is evaluated (the command line extends TextAttack
     there); then every check about to be evaluated is validated (:meth:`~.base.Check.validate`:
-    recipe names and parameters), before any model loads.
+    recipe names and parameters), before any model loads, and its inputs checked against the model
+    (:meth:`~.base.Check.check_inputs`: a saved κ must be the model's own), before any evaluation.
     """
     context = GateContext(config, out, options, progress, say)
     store = Store(context.out)
@@ -236,6 +240,9 @@ def run_checks(config, out, options=None, progress=True, say=print, prepare=None
     for check in order:
         if stored[check.name] is None:
             check.validate()
+    for check in order:
+        if stored[check.name] is None:
+            check.check_inputs(context)  # a saved κ of another model is refused before anything is evaluated
     for check in order:
         key, record = keys[check.name], stored[check.name]
         folder = context.out / check.name / key
@@ -311,6 +318,7 @@ def judge(check, finished, baseline=None):
         finished.comparable,
         finished.model_fingerprint,
         finished.key,
+        ev.sentences.get(check.metric),
     )
 
 

@@ -73,4 +73,5 @@ class SecondOrderCheck(Check):
             files={"log": csv_name},
             info={"rows skipped for bad input": skipped},
             measured_with=recipe_measured_with(self.settings["recipe"]),
+            sentences={"vulnerable_per_100": rows, "vulnerable_rate": attacked},
         )

@@ -21,10 +21,20 @@ class SingleWordCheck(Check):
         "m": (512, int, "EUBA early stop after m failed verifications (paper: 512); 0 = exact", NON_NEGATIVE),
         "exact": (False, bool, "brute force instead of EUBA"),
         "vocab_limit": (None, int, "only the first N vocabulary words", COUNT),
+        "vocab_from": (
+            None,
+            str,
+            "only the vocabulary entries that occur in this data set's training sentences (mr or a CSV), before "
+            "vocab_limit, as `flip-capability --vocab-from` (a transformer's first entries are single characters and "
+            "other scripts); None = every entry",
+        ),
         "dataset": (None, str, "dataset (default: the config's)"),
         "split": (None, str, "split (default: the config's; test gives ρ*)"),
         "num_examples": (None, int, "first N examples (default: the config's)", COUNT),
     }
+
+    def input_files(self):
+        return [self.settings["vocab_from"]] if self.settings["vocab_from"] else []
 
     def evaluate(self, context, folder):
         from ..evaluation.flip_capability import compute_flip_capability
@@ -54,6 +64,7 @@ class SingleWordCheck(Check):
             folder=out.with_suffix(".shards"),
             model_spec=context.spec,
             vocab_limit=s["vocab_limit"],
+            vocab_from=s["vocab_from"],
             settings=settings,
             progress=context.progress,
         )

@@ -89,6 +89,8 @@ threshold = 0.9
 split = "test"
 num_examples = 50
 vocab_limit = 2000
+# vocab_from = "train.csv"        # only the words of your training CSV (on a transformer: its first entries are
+                                  # single characters and other scripts), as flip-capability --vocab-from
 m = 512
 
 # Perturbed evaluation sets (FlagEval): typos and synonym swaps; RB at most the threshold.

@@ -43,6 +43,11 @@ def reasons(verdicts):
     return out
 
 
+def notes(verdicts):
+    """``(check name, sentence)`` for every value that rests on fewer sentences than its tolerance resolves."""
+    return [(v.name, v.resolution_text()) for v in verdicts if v.resolution_text()]
+
+
 def baseline_line(verdicts, baseline):
     if baseline is None:
         return ""
@@ -66,6 +71,7 @@ def format_table(verdicts, baseline=None):
     lines.append("-" * len(head))
     lines.append(count_line(verdicts))
     lines += [f"  {name}: {text}" for name, text in reasons(verdicts)]
+    lines += [f"  {name}: note: {text}" for name, text in notes(verdicts)]
     if baseline is not None:
         lines.append(baseline_line(verdicts, baseline))
     return "\n".join(lines)
@@ -100,7 +106,7 @@ def summary_markdown(config, verdicts, elapsed, baseline=None):
             f"{fmt(v.value)} | {_change(v)} | {'—' if v.comparison is None else f'{v.tolerance:g}'} | "
             f"{_md(v.rule.replace('<=', '≤').replace('>=', '≥'))} |"
         )
-    why = reasons(verdicts)
+    why = reasons(verdicts) + [(name, f"note: {text}") for name, text in notes(verdicts)]
     if why:
         lines += [""] + [f"- **{_md(name)}**: {_md(text)}" for name, text in why]
     lines += [

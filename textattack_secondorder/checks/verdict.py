@@ -6,9 +6,12 @@
   the tolerance (the check's ``tolerance`` or the metric's default), when the baseline measured the
   same thing (same comparable settings); otherwise the check is *not comparable*, never a pass.
 
-A value that is ``n/a`` (nothing to measure) passes a rule, and the evidence says why.
+A value that is ``n/a`` (nothing to measure) passes a rule, and the evidence says why. A share of sentences
+measured on so few sentences that one sentence moves it by more than the tolerance is said beside the verdict
+(:meth:`Verdict.resolution_text`): the baseline rule would then judge single sentences, not the model.
 """
 
+import math
 from dataclasses import dataclass, field
 
 from .base import AT_MOST
@@ -94,6 +97,7 @@ class Verdict:
     comparable: dict = field(default_factory=dict)  # what the evaluation measured: compared with a baseline's
     model_fingerprint: str = ""
     key: str = ""
+    sentences: object = None  # how many sentences the value is a share of (None: not a share of sentences)
 
     # ------------------------------------------------------------------ the two rules
     @property
@@ -176,6 +180,26 @@ class Verdict:
             )
         return out
 
+    def resolution_text(self):
+        """A sentence when the value is a share of fewer sentences than its tolerance can resolve (one sentence
+        moves it by more than the tolerance: 5 per 100 is half a sentence of 10), naming the count and what to
+        change; ``""`` otherwise (enough sentences, a tolerance of 0, or not a share of sentences)."""
+        n = self.sentences
+        if self.unit not in ("%", "per 100") or not isinstance(n, int) or self.tolerance <= 0:
+            return ""
+        if n == 0:
+            return f"{self.metric} rests on no sentence: there is nothing to judge; give the check more sentences"
+        step = 100.0 / n
+        if step <= self.tolerance + 1e-9:
+            return ""
+        unit = "points" if self.unit == "%" else self.unit
+        return (
+            f"{self.metric} rests on {n} sentence{'s' if n != 1 else ''}: one sentence moves it by {step:.3g} {unit}, "
+            f"more than the tolerance {self.tolerance:g} ({self.tolerance * n / 100:.2g} of a sentence), so a "
+            f"baseline comparison judges single sentences; measure at least {math.ceil(100 / self.tolerance - 1e-9)} "
+            f"sentences (raise num_examples) or set tolerance = {math.ceil(step * 100) / 100:g} for this check"
+        )
+
     def not_comparable_text(self):
         if self.comparison is None or self.compared:
             return ""
@@ -211,6 +235,8 @@ class Verdict:
             if c is None
             else dict(c.to_dict(), delta=self.delta, worse_by=self.worse_by, failed=self.baseline_failed),
             "evidence": self.evidence,
+            "sentences": self.sentences,
+            "notes": [t for t in (self.resolution_text(),) if t],
             "comparable": self.comparable,
             "model_fingerprint": self.model_fingerprint,
             "key": self.key,

@@ -3,6 +3,32 @@
 from .common import add_cluster_args, add_dataset_args, add_model_args, non_negative_int, positive_int
 
 DEFAULT_TARGET = 1  # --target-class: the positive class of a two-class sentiment model
+SMALL = 5e-4  # |B| below this is printed with its significant digits: +0.0000 would read as no change
+
+
+def signed(value):
+    """A difference of probabilities as the table prints it: four decimals, a small one with its significant digits
+    (``+3.1e-05``: "+0.0000" and "-0.0000" would read as nothing measured), an exact zero as ``0``."""
+    if value != value:
+        return "n/a"
+    if value == 0:
+        return "0"
+    return f"{value:+.1e}" if abs(value) < SMALL else f"{value:+.4f}"
+
+
+def levels_line(table):
+    """What the rows of each level are: k = 0 the test sentences themselves, k >= 1 their neighbourhoods."""
+    line = (
+        "k = 0: the test sentences holding a word of the pair ('sources'), each in both versions: the naive\n"
+        "measurement; k >= 1: sentences of their natural neighbourhoods, k words changed"
+    )
+    small = table[(table["B"].abs() < SMALL) & (table["ci_low"].abs() < SMALL) & (table["ci_high"].abs() < SMALL)]
+    if len(small):
+        line += (
+            f"\n{len(small)} of {len(table)} rows move the class probability by less than {SMALL:g} either way "
+            "(interval included):\non these sentences the model hardly tells the pair's words apart"
+        )
+    return line
 
 
 def add_parser(subparsers):
@@ -44,7 +70,18 @@ def add_parser(subparsers):
         default=None,
         help="filtered test set: keep sources whose naive |difference| <= epsilon (paper §4.2)",
     )
-    p.add_argument("--neutralize", action="store_true", help="rewrite other gendered pronouns to they/them first")
+    p.add_argument(
+        "--neutralize",
+        action="store_true",
+        help="gender pairs: rewrite the sentence's other gendered pronouns to they/them instead of swapping them",
+    )
+    p.add_argument(
+        "--keep-pronouns",
+        action="store_true",
+        help="gender pairs: swap the pair's word alone (the paper's swap; 'He ... his' becomes 'She ... his'); by "
+        "default the sentence's other gendered pronouns are swapped with it ('She ... her'; 'her' becomes his or him "
+        "by its part of speech)",
+    )
     p.add_argument(
         "--target-class",
         default=None,
@@ -108,6 +145,7 @@ def run(args):
         sample_masks=args.sample_masks,
         filter_epsilon=args.filter_epsilon,
         neutralize_pronouns=args.neutralize,
+        swap_pronouns=not args.keep_pronouns,
         batch_size=args.model_batch_size,
         seed=args.seed,
         n_boot=args.bootstrap,
@@ -128,7 +166,11 @@ def run(args):
     if len(report.table):
         print(f"B_{{p,k}}: change in the probability of class {target_shown}")
         with pd.option_context("display.width", 140, "display.max_rows", 500):
-            print(report.table.to_string(index=False, float_format=lambda v: f"{v:+.4f}"))
+            shown = report.table.copy()
+            for column in ("B", "ci_low", "ci_high"):
+                shown[column] = shown[column].map(signed)
+            print(shown.to_string(index=False))
+        print(levels_line(report.table))
     else:  # e.g. --filter-epsilon kept no source
         print("no B_{p,k} measured: no source sentence was left for any pair")
     print("\ncounts (#original at k=0, #perturbed at k=max):")

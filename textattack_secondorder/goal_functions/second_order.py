@@ -40,6 +40,14 @@ NATURAL_CHUNK = 8
 _EPS = 1e-12
 
 
+def disagreement_probability(loss):
+    """``exp(−L) = f_max · (1 − f_min)`` of a beam loss ``L`` (Eq. 4), in [0, 1]: the probability that, each text's
+    label drawn from the model's probabilities for class ``c``, the text with the larger probability of ``c`` is
+    labelled ``c`` and the other is not; 1 when the two predictions are certain and differ. What the CSV log
+    writes as a second-order row's score (TextAttack's score is ``−L`` plus the success bonus)."""
+    return None if loss is None else float(np.exp(-float(loss)))
+
+
 def beam_loss(prob_x, prob_xp, cls):
     """Paper Eq. 4 on the probabilities of class ``cls`` for ``x`` and ``x ⊕ p``."""
     a, b = float(prob_x[cls]), float(prob_xp[cls])

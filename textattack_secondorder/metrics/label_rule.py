@@ -15,10 +15,15 @@ class RuleName(Metric):
     """A rule of the run (anything with ``describe()``: a label or fluency rule, the word pool), with its settings."""
 
     def __init__(self, rule):
-        self.text = rule.describe()
+        self.rule = rule
+
+    def bind_model(self, model_wrapper):
+        """A rule that is built once the victim is known (:class:`~.asr1.LabelRuleForModel`) is bound here too."""
+        if hasattr(self.rule, "bind_model"):
+            self.rule.bind_model(model_wrapper)
 
     def calculate(self, results):
-        return self.text
+        return self.rule.describe()
 
 
 def label_rule_metrics(rule, fluency=None, pool=None):

@@ -44,9 +44,8 @@ def _update_tensor(h, name, tensor):
     h.update(t.numpy().tobytes() if t.numel() else b"")
 
 
-def model_fingerprint(model_wrapper):
-    """Hex digest naming the model's weights and vocabulary (see the module docstring)."""
-    h = Digest(f"{_class_name(model_wrapper)}|".encode())
+def _hash_model(h, model_wrapper):
+    """Add the model's class, its tensors (or its outputs on fixed probe texts) and its vocabulary to ``h``."""
     model = getattr(model_wrapper, "model", None)
     state = None
     if model is not None and hasattr(model, "state_dict"):
@@ -69,7 +68,19 @@ def model_fingerprint(model_wrapper):
             h.update(json.dumps(sorted(vocab().items())).encode())
         except Exception:  # noqa: BLE001 - a tokenizer without a listable vocabulary
             pass
-    return h.hexdigest()
+    return h
+
+
+def model_fingerprint(model_wrapper):
+    """Hex digest naming the model's weights and vocabulary (see the module docstring)."""
+    return _hash_model(Digest(f"{_class_name(model_wrapper)}|".encode()), model_wrapper).hexdigest()
+
+
+def weights_fingerprint(model_wrapper):
+    """Hex digest of the model alone: :func:`model_fingerprint` without the wrapper's class, so the same folder
+    loaded by ``textattack-so`` and by the stock ``textattack attack`` (another wrapper) gets the same digest. What a
+    κ file records of its model (docs/design/single-word.md)."""
+    return _hash_model(Digest(b"weights|"), model_wrapper).hexdigest()
 
 
 def file_digest(path, memo_dir=None):

@@ -39,7 +39,7 @@ from pathlib import Path
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 from ..datasets.mr import LABEL_NAMES, load_mr
-from ..resources.paths import cache_dir
+from ..resources.paths import cache_dir, cache_note
 from ..shared.device import torch_dtype
 from ..shared.files import atomic_write_text
 from . import training
@@ -189,7 +189,7 @@ def train_victim(name, force=False, data=None, seed=0, progress=True, device=Non
         name,
         metrics.get("test_accuracy", float("nan")),
         metrics["train_seconds"],
-        final,
+        cache_note(final),
     )
     return {**metrics, "directory": str(final)}
 

@@ -2,8 +2,13 @@
 
 * ``CSVLogger``: a result whose ``perturbed_result`` has ``log_fields()`` (ours:
   patch pair, x̃0, x̃0 ⊕ p, both predictions, perturbed words, seconds) adds
-  those columns to the row; a result of a guarded recipe adds ``skip_reason`` and
-  ``input_note`` (docs/design/hostile-input.md). Other results log exactly as before.
+  those columns to the row, and its ``original_score`` / ``perturbed_score`` are the probability that the two
+  texts disagree (:func:`~..goal_functions.second_order.disagreement_probability`) instead of the search's score
+  (``−L`` plus a success bonus of 1000: "999.019"); a result of a guarded recipe adds ``skip_reason`` and
+  ``input_note`` (docs/design/hostile-input.md). Where the model has label names, ``original_label``,
+  ``perturbed_label`` and ``ground_truth_label`` stand beside the class numbers (names from the logger's
+  ``label_names``, set by the sweeps, else the texts' ``label_names``, which the ``Attacker`` extension takes from
+  the model when the dataset has none). Other results log exactly as before.
 * ``Attacker.attack_dataset``: an attack with a ``summary_metrics`` dict (our
   recipes set it) adds those rows to the summary table, as ``AttackArgs(metrics=...)``
   would; TextAttack's command line has no flag for that. For a guarded attack
@@ -69,13 +74,14 @@ from textattack.shared import AttackCheckpoint, logger, validators
 from ..attack_recipes.build import attack_recipes, checked_recipe
 from ..augmentation.csv_file import augment_csv, read_augment_csv
 from ..datasets.csv_dataset import CSVDataset
-from ..goal_functions.second_order import SecondOrderClassification
+from ..goal_functions.second_order import SecondOrderClassification, disagreement_probability
 from ..metrics.second_order import VictimAccuracy
 from ..metrics.skipped_rows import scored_rows, skipped_rows_line
 from ..models.probe import model_label_names
 from ..shared.errors import UsageError, UserError
 from ..shared.files import atomic_write_bytes
 from ..shared.inputs import UnreadableRow
+from ..shared.label_names import class_index, label_text, readable_names
 from .registry import augmentation_recipes
 from .user_args import extend_dataset_args, extend_model_args
 
@@ -92,19 +98,44 @@ def _once(owner, attr, make):
     setattr(owner, attr, wrapped)
 
 
+LABEL_COLUMNS = {"original_output": "original_label", "perturbed_output": "perturbed_label"}
+LABEL_COLUMNS["ground_truth_output"] = "ground_truth_label"
+
+
+def with_label_names(row, names):
+    """``row`` (a CSV log row) with each class-number column followed by the class's name (``original_output 0``,
+    ``original_label billing``); unchanged without readable names or when the outputs are not class numbers."""
+    names = readable_names(names)
+    if not names or class_index(row.get("original_output")) is None:
+        return row
+    out = {}
+    for k, v in row.items():
+        out[k] = v
+        if k in LABEL_COLUMNS:
+            out[LABEL_COLUMNS[k]] = label_text(v, names) if class_index(v) is not None else ""
+    return out
+
+
 def _extend_csv_logger():
 
     def make(original):
         def log_attack_result(self, result):
             original(self, result)
+            names = getattr(self, "label_names", None)
+            names = names or result.original_result.attacked_text.attack_attrs.get("label_names")
+            self.row_list[-1] = row = with_label_names(self.row_list[-1], names)
             fields = getattr(result.perturbed_result, "log_fields", None)
             guarded = hasattr(result, "skip_kind")
             if fields is None and not guarded:
+                self.df = pd.DataFrame.from_records(self.row_list)
                 return
 
-            row = self.row_list[-1]
             for k, v in (fields() if fields else {}).items():
                 row[k] = json.dumps(v) if isinstance(v, (list, dict)) else v
+            if hasattr(result.perturbed_result, "loss"):  # second order: a probability, not the search's score
+                for side in ("original", "perturbed"):
+                    p = disagreement_probability(getattr(getattr(result, f"{side}_result"), "loss", None))
+                    row[f"{side}_score"] = "" if p is None else round(p, 6)
             if guarded:
                 row["skip_reason"] = result.skip_reason or ""
                 row["input_note"] = result.input_note or ""
@@ -208,6 +239,9 @@ def _extend_attacker():
         def attack_dataset(self):
             extra = dict(EXTRA_METRICS)
             extra.update(getattr(self.attack, "summary_metrics", None) or {})
+            for metric in extra.values():  # ASR1's label rule reads the victim's training data (metrics/asr1.py)
+                if hasattr(metric, "bind_model"):
+                    metric.bind_model(self.attack.goal_function.model)
             if extra:
                 merged = dict(extra)
                 merged.update(self.attack_args.metrics or {})
@@ -219,9 +253,12 @@ def _extend_attacker():
             # resumed checkpoint already attacked (they must be judged again), and it reads rows itself, so
             # a row that raises when read ends the run before any attack sees it.
             guard = getattr(self.attack, "input_guard", None)
+            model = self.attack.goal_function.model
             if isinstance(self.dataset, CSVDataset):  # a user's CSV: label names -> the victim's class numbers
-                model = self.attack.goal_function.model
                 self.dataset.adopt_model_labels(model_label_names(model), guarded=guard is not None)
+            if getattr(self.dataset, "label_names", None) is None and readable_names(model_label_names(model)):
+                # the model's names on screen ("billing (97%)") and in the CSV log's *_label columns
+                self.dataset.label_names = readable_names(model_label_names(model))
             if guard is not None:
                 guard.reset()
                 if not isinstance(self.dataset, RowsReadSafely):

@@ -23,7 +23,7 @@ from transformers.tokenization_utils_base import PreTrainedTokenizerBase
 from ..shared.files import atomic_write_text
 from .gemma_tokenizer import write_gemma_tokenizer
 from .gguf_weights import GGUFWeights
-from .paths import cache_dir
+from .paths import CACHE_ENV, cache_dir, cache_note, cache_origin
 
 logger = logging.getLogger(__name__)
 
@@ -241,7 +241,13 @@ def _load_cached(saved, dtype):
 
 def _set_up(saved):
     """The one-off set-up: assemble the packaged GGUF file, read its tensors into bfloat16, write the cache."""
-    logger.warning("First use of Gemma-3-270M: de-quantising the packaged GGUF file once into %s", saved)
+    logger.warning(
+        "First use of Gemma-3-270M: de-quantising the packaged GGUF file once into %s (about 0.5 GB, in the package "
+        "cache: %s; set %s=FOLDER to keep it elsewhere)",
+        saved,
+        cache_origin(),
+        CACHE_ENV,
+    )
     t0 = time.perf_counter()
     tmp = saved.with_name(saved.name + f".tmp{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -254,7 +260,7 @@ def _set_up(saved):
         shutil.rmtree(tmp, ignore_errors=True)
     else:
         os.replace(tmp, saved)
-    logger.warning("Gemma-3-270M ready in %.1f s, cached at %s", time.perf_counter() - t0, saved)
+    logger.warning("Gemma-3-270M ready in %.1f s, cached at %s", time.perf_counter() - t0, cache_note(saved))
 
 
 def _write_set_up(tmp):

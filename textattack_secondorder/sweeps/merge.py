@@ -12,6 +12,8 @@ from pathlib import Path
 from textattack.loggers import AttackLogManager
 from textattack.loggers.logger import Logger
 
+from ..models.probe import model_label_names
+
 SUMMARY_TITLE = "Attack Results"
 
 
@@ -45,6 +47,9 @@ def write_cell(results, attack, csv_path, metrics=None):
     tmp = csv_path.with_name(f".{csv_path.name}.tmp{os.getpid()}")
     manager = AttackLogManager(summary_metrics(attack, metrics))
     manager.add_output_csv(str(tmp), "file")
+    names = model_label_names(getattr(getattr(attack, "goal_function", None), "model", None))
+    for logger in manager.loggers:  # the CSV log's *_label columns (plugin/extensions.py)
+        logger.label_names = names
     rows = _summary_logger()
     manager.loggers.append(rows)
     manager.log_results(results)

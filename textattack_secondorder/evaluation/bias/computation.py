@@ -4,10 +4,16 @@ For a protected pair ``p = (p1, p2)`` (he/she, gay/straight, ...), the source se
 ``X_p`` holds the test sentences in which ``p1`` (or ``p2``: both directions, so
 "she" sentences count for he/she too) occurs exactly once and the other word does
 not, each in both versions — as in the reference code, the sentence with ``p2``
-swapped in seeds the neighbourhood too. ``Neighbor_k`` grows from those seeds with the masked-LM
-neighbourhood of the second-order attacks (the pair's position frozen; for gender
-pairs no gendered word is ever inserted — the blacklist the reference code builds
-but forgets to apply). For every sentence ``x`` of level ``k``::
+swapped in seeds the neighbourhood too. For a gender pair the swap takes the sentence's other gendered
+pronouns along by default (beyond the paper, which swaps the pair's word alone and so turns "He changed jobs and
+needs to move his account" into "She changed jobs and needs to move his account"): the version written is kept and
+the other exchanges every gendered pronoun (:func:`~.pairs.counterpart`; "her" becomes his or him by its part of
+speech), so both read as a person writes; ``--neutralize`` rewrites them to they/them instead, and
+``swap_pronouns=False`` is the paper's swap. Those positions stay frozen while the neighbourhood grows, like the
+pair's own, and every sentence keeps its punctuation (:func:`~.pairs.render`). ``Neighbor_k`` grows from those
+seeds with the masked-LM neighbourhood of the second-order attacks (the pair's position frozen; for gender pairs no
+gendered word is ever inserted — the blacklist the reference code builds but forgets to apply). For every sentence
+``x`` of level ``k``::
 
     diff(x) = f_soft(x[p1 -> p2])[c] - f_soft(x[p2 -> p1])[c]
 
@@ -45,7 +51,17 @@ from ...models.loading import load_model_wrapper
 from ...models.prediction import predict_probabilities
 from ...shared.text import match_case
 from ...transformations.neighborhood import WordSwapNeighborhood
-from .pairs import gendered_words, neutralize, parse_pairs
+from .pairs import (
+    counterpart,
+    gendered_words,
+    needs_tags,
+    neutralize,
+    parse_pairs,
+    render,
+    role_fits,
+    standalone,
+    text_gaps,
+)
 from .result import BiasReport, TokenBiasMetric
 
 
@@ -61,6 +77,10 @@ class CounterfactualBias:
         sample_size, sample_masks, sample_from_k: sampling of large levels (see module doc).
         filter_epsilon: keep only sources with naive ``|diff| <= ε`` (filtered test set), or None.
         neutralize_pronouns: rewrite other gendered pronouns to they/them first.
+        swap_pronouns: a gender pair's swap exchanges the sentence's other gendered pronouns too (default; False: the
+            pair's word alone, the paper's swap).
+        tagger: the part-of-speech tagger that tells "her" the determiner from "her" the object (default: the
+            ``pos_tagger`` slot, loaded when a sentence holds "her" or "his").
         batch_size: texts per model call; chunk: sentences per proposer call.
     """
 
@@ -76,11 +96,13 @@ class CounterfactualBias:
         sample_masks=400,
         filter_epsilon=None,
         neutralize_pronouns=False,
+        swap_pronouns=True,
         batch_size=128,
         chunk=64,
         seed=0,
         n_boot=1000,
         progress=True,
+        tagger=None,
     ):
         if transformation is None:
             transformation = WordSwapNeighborhood(masked_lm)
@@ -93,6 +115,8 @@ class CounterfactualBias:
         self.sample_masks = sample_masks
         self.filter_epsilon = filter_epsilon
         self.neutralize_pronouns = neutralize_pronouns
+        self.swap_pronouns = swap_pronouns
+        self.tagger = tagger
         self.batch_size = batch_size
         self.chunk = chunk
         self.seed = seed
@@ -111,6 +135,7 @@ class CounterfactualBias:
                 "sample_masks",
                 "filter_epsilon",
                 "neutralize_pronouns",
+                "swap_pronouns",
                 "seed",
             )
         } | {
@@ -120,23 +145,29 @@ class CounterfactualBias:
         }
 
     # -- model -----------------------------------------------------------------
-    def differences(self, word_lists, index, p1, p2):
-        """``f_soft(x[p2])[c] - f_soft(x[p1])[c]`` for sentences whose pair position is ``index``."""
-        texts = []
-        for ws in word_lists:
-            a, b = list(ws), list(ws)
-            a[index], b[index] = match_case(p1, ws[index]), match_case(p2, ws[index])
-            texts += [" ".join(a), " ".join(b)]
+    def differences(self, items, gaps):
+        """``f_soft(x with p2's forms)[c] - f_soft(x with p1's forms)[c]`` for each ``(source, frozen, words)`` of
+        ``items`` (``frozen``: ``(position, p1's form, p2's form)``, the pair's word and the pronouns that go with
+        it), written with their source's punctuation ``gaps[source]``; one batched pass over the model."""
+        texts = [render(gaps[sid], side(ws, frozen, s)) for sid, frozen, ws in items for s in (1, 2)]
         if not texts:
             return np.zeros(0)
         probs = predict_probabilities(self.model_wrapper, texts, self.batch_size)
         return probs[1::2, self.target_class] - probs[0::2, self.target_class]
 
-    # -- neighbourhoods ---------------------------------------------------------
-    def _expand(self, level, p1, p2, blacklist, desc, positions=None):
-        """Neighbours of every (source, words) in ``level``, pair position frozen, batched proposals.
+    def _tags(self, text):
+        """Penn tags of ``text``'s words (an ``AttackedText``), from the tagger (loaded on first use)."""
+        if self.tagger is None:
+            from ...resources import load_pos_tagger
 
-        ``positions``: for each item, the word positions to fill (default: all but the pair's).
+            self.tagger = load_pos_tagger()
+        return self.tagger.tags(text)
+
+    # -- neighbourhoods ---------------------------------------------------------
+    def _expand(self, level, p1, p2, blacklist, desc, gaps, positions=None):
+        """Neighbours of every (source, frozen, words) in ``level``, frozen positions kept, batched proposals.
+
+        ``positions``: for each item, the word positions to fill (default: all but the frozen ones).
         """
         out, seen = [], set()
         banned = {p1, p2} | (blacklist or set())
@@ -145,13 +176,15 @@ class CounterfactualBias:
             chunks = tqdm(chunks, desc=desc, leave=False, unit="chunk")
         for c in chunks:
             part = level[c : c + self.chunk]
-            texts = [AttackedText(" ".join(ws)) for _, idx, ws in part]
+            texts = [AttackedText(render(gaps[src], ws)) for src, _, ws in part]
             if positions is None:
-                indices = [set(range(len(ws))) - {idx} for _, idx, ws in part]
+                indices = [set(range(len(ws))) - frozen_positions(fr) for _, fr, ws in part]
             else:
-                indices = [set(pos) - {idx} for (_, idx, _), pos in zip(part, positions[c : c + self.chunk])]
+                indices = [
+                    set(pos) - frozen_positions(fr) for (_, fr, _), pos in zip(part, positions[c : c + self.chunk])
+                ]
             proposals = self.transformation.neighbor_words(texts, indices)
-            for (src, idx, ws), words in zip(part, proposals):
+            for (src, fr, ws), words in zip(part, proposals):
                 for pos, cands in words.items():
                     for w in cands:
                         if w.lower() in banned:
@@ -161,48 +194,65 @@ class CounterfactualBias:
                         key = (src, tuple(new))
                         if key not in seen:
                             seen.add(key)
-                            out.append((src, idx, new))
+                            out.append((src, fr, new))
             self.transformation.clear_cache()
         return out
+
+    def frozen_forms(self, ws, idx, p1, p2, group, gaps, tags):
+        """``(words, frozen)`` of a source: its words (other pronouns rewritten to they/them with ``--neutralize``) and
+        the positions both versions set, ``(position, p1's form, p2's form)``, the pair's own first. A gender pair's
+        other gendered pronouns go with it (module docstring): the version written keeps them, the other takes their
+        :func:`~.pairs.counterpart`."""
+        frozen = [(idx, p1, p2)]
+        if group != "gender":
+            return ws, tuple(frozen)
+        if self.neutralize_pronouns:
+            return neutralize(ws, idx, tags), tuple(frozen)
+        if self.swap_pronouns:
+            written_first = ws[idx].lower() == p1
+            for j, w in enumerate(ws):
+                other = None if j == idx else counterpart(w, tags[j] if tags else None, standalone(gaps, j))
+                if other is not None:
+                    frozen.append((j, w, other) if written_first else (j, other, w))
+        return ws, tuple(frozen)
 
     def run_pair(self, texts, p1, p2, group):
         """Records ``(k, source, text, diff)`` for one pair."""
         rng = random.Random(f"{self.seed}-{p1}-{p2}")
-        level = []
-        for sid, ws, idx in pair_sources(texts, p1, p2):
-            if self.neutralize_pronouns and group == "gender":
-                ws = neutralize(ws, idx)
-            side1, side2 = list(ws), list(ws)
-            side1[idx], side2[idx] = match_case(p1, ws[idx]), match_case(p2, ws[idx])
-            level += [(sid, idx, side1), (sid, idx, side2)]
+        level, gaps = [], {}
+        tags = self._tags if group == "gender" else None
+        for sid, ws, idx, at in pair_sources(texts, p1, p2, tags, with_texts=True):
+            gaps[sid] = text_gaps(at)
+            sentence_tags = self._tags(at) if group == "gender" and needs_tags(ws) else None
+            ws, frozen = self.frozen_forms(ws, idx, p1, p2, group, gaps[sid], sentence_tags)
+            level += [(sid, frozen, side(ws, frozen, 1)), (sid, frozen, side(ws, frozen, 2))]
         records = []
         if not level:
             return records, 0
         blacklist = set(self._gendered) if group == "gender" else set()
-        by_index = {}
         for k in range(self.max_k + 1):
             if k > 0:
                 parents, positions = level, None
                 if k >= self.sample_from_k and self.sample_masks:
-                    slots = [(n, i) for n, (_, idx, ws) in enumerate(level) for i in range(len(ws)) if i != idx]
+                    slots = []
+                    for n, (_, fr, ws) in enumerate(level):
+                        kept = frozen_positions(fr)
+                        slots += [(n, i) for i in range(len(ws)) if i not in kept]
                     if len(slots) > self.sample_masks:
                         by_parent = {}
                         for n, i in sorted(rng.sample(slots, self.sample_masks)):
                             by_parent.setdefault(n, []).append(i)
                         parents = [level[n] for n in by_parent]
                         positions = list(by_parent.values())
-                level = self._expand(parents, p1, p2, blacklist, desc=f"{p1}/{p2} k={k}", positions=positions)
+                level = self._expand(
+                    parents, p1, p2, blacklist, desc=f"{p1}/{p2} k={k}", gaps=gaps, positions=positions
+                )
                 if k >= self.sample_from_k and self.sample_size and len(level) > self.sample_size:
                     level = rng.sample(level, self.sample_size)
             if not level:
                 break
-            by_index.clear()
-            for item in level:
-                by_index.setdefault(item[1], []).append(item)
-            for idx, items in by_index.items():
-                diffs = self.differences([ws for _, _, ws in items], idx, p1, p2)
-                for (sid, _, ws), d in zip(items, diffs):
-                    records.append((k, sid, " ".join(ws), float(d)))
+            diffs = self.differences(level, gaps)
+            records += [(k, sid, render(gaps[sid], ws), float(d)) for (sid, _, ws), d in zip(level, diffs)]
             if k == 0 and self.filter_epsilon is not None:
                 naive = {}
                 for _level, sid, _, d in records:
@@ -219,7 +269,7 @@ class CounterfactualBias:
     def arguments(self):
         """The constructor arguments besides the model and the neighbourhood (what a Ray worker rebuilds it with)."""
         names = ("target_class", "max_k", "sample_size", "sample_from_k", "sample_masks", "filter_epsilon")
-        names += ("neutralize_pronouns", "batch_size", "chunk", "seed", "n_boot")
+        names += ("neutralize_pronouns", "swap_pronouns", "batch_size", "chunk", "seed", "n_boot")
         return {k: getattr(self, k) for k in names}
 
     def run(self, texts, pairs, out_dir=None, options=None, model_spec=None, masked_lm=None, device=None):
@@ -291,16 +341,34 @@ class CounterfactualBias:
         return report
 
 
-def pair_sources(texts, p1, p2):
+def side(words, frozen, which):
+    """``words`` with the frozen positions in version ``which`` (1: p1's forms, 2: p2's), in each word's case."""
+    out = list(words)
+    for pos, form1, form2 in frozen:
+        out[pos] = match_case(form1 if which == 1 else form2, words[pos])
+    return out
+
+
+def frozen_positions(frozen):
+    return {pos for pos, _, _ in frozen}
+
+
+def pair_sources(texts, p1, p2, tags=None, with_texts=False):
     """``[(index, words, position)]`` of the ``texts`` that are sources of the pair ``p1/p2``: one of
-    the two words occurs exactly once (TextAttack's words, case ignored) and the other not at all."""
+    the two words occurs exactly once (TextAttack's words, case ignored) and the other not at all. With ``tags``
+    (``AttackedText`` → Penn tags), a "her" counts for his/her only as a determiner and for him/her only as an object
+    (:func:`~.pairs.role_fits`). ``with_texts``: each source also gives its ``AttackedText``."""
     out = []
     for sid, text in enumerate(texts):
-        ws = AttackedText(text).words
+        at = AttackedText(text)
+        ws = at.words
         low = [w.lower() for w in ws]
         c1, c2 = low.count(p1), low.count(p2)
         if c1 + c2 == 1:
-            out.append((sid, ws, low.index(p1 if c1 else p2)))
+            idx = low.index(p1 if c1 else p2)
+            if tags is not None and low[idx] == "her" and not role_fits((p1, p2), "her", tags(at)[idx]):
+                continue
+            out.append((sid, ws, idx, at) if with_texts else (sid, ws, idx))
     return out
 
 

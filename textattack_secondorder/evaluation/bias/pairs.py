@@ -2,8 +2,13 @@
 
 The pair groups (gender, nationality, religion, sexual_orientation) and the gendered-word
 blacklist ship as JSON files in the package's ``data/`` folder. :func:`parse_pairs` turns a
-command-line or Python spec into ``(p1, p2, group)`` triples; :func:`neutralize` rewrites the
-other gendered pronouns of a sentence to they/them.
+command-line or Python spec into ``(p1, p2, group)`` triples. A gender pair's swap takes the sentence's other
+gendered pronouns along (:func:`counterpart`: "She ... his account" ↔ "He ... her account"), or
+:func:`neutralize` rewrites them to they/them.
+
+``her`` is ambiguous on the way back: a possessive determiner (Penn tag ``PRP$``, "her account") becomes ``his``,
+an object (``PRP``, "told her") ``him``; the ``pos_tagger`` slot (spaCy) decides, in context. ``his`` becomes
+``her``, or ``hers`` where it stands alone before punctuation or at the end ("the keys are his.").
 """
 
 import json
@@ -20,11 +25,45 @@ NEUTRAL = {
     "she": "they",
     "him": "them",
     "his": "their",
-    "her": "their",
+    "her": "their",  # a determiner ("their account"); an object "her" is "them" (neutralize reads its tag)
     "hers": "theirs",
     "himself": "themself",
     "herself": "themself",
 }
+# the gendered pronouns whose other-gender form is one word whatever their role
+SWAP = {"he": "she", "she": "he", "him": "her", "himself": "herself", "herself": "himself", "hers": "his"}
+AMBIGUOUS = ("her", "his")  # their other-gender form depends on their role in the sentence
+POSSESSIVE = "PRP$"  # Penn tag of a possessive determiner ("her account"); an object pronoun is PRP
+# a pair holding an ambiguous word: the role that word must have for a sentence to be the pair's source
+PAIR_ROLE = {("his", "her"): POSSESSIVE, ("him", "her"): "PRP"}
+
+
+def counterpart(word, tag=None, standalone=False):
+    """The other gender's form of a gendered pronoun, in ``word``'s case (None for any other word): he ↔ she,
+    him → her, himself ↔ herself, hers → his; ``her`` → ``his`` as a possessive determiner (``tag`` ``PRP$``),
+    else ``him``; ``his`` → ``hers`` when ``standalone`` (nothing follows it in its clause), else ``her``."""
+    w = word.lower()
+    if w in SWAP:
+        other = SWAP[w]
+    elif w == "her":
+        other = "his" if tag == POSSESSIVE else "him"
+    elif w == "his":
+        other = "hers" if standalone else "her"
+    else:
+        return None
+    return match_case(other, word)
+
+
+def needs_tags(words):
+    """Whether a sentence holds a pronoun whose counterpart or neutral form depends on its role (her, his)."""
+    return any(w.lower() in AMBIGUOUS for w in words)
+
+
+def role_fits(pair, word, tag):
+    """Whether ``word`` (a word of ``pair`` found in a sentence, with its Penn ``tag``) has the role the pair swaps:
+    "her" is a source of his/her as a determiner only, of him/her as an object only."""
+    role = PAIR_ROLE.get(tuple(pair))
+    return role is None or word.lower() != "her" or tag is None or tag == role
 
 
 def load_pair_groups():
@@ -76,10 +115,34 @@ def _group_of(a, b, groups):
     return "custom"
 
 
-def neutralize(words, keep_index):
-    """Rewrite gendered pronouns other than the pair's own to they/their/them/themself."""
+def neutralize(words, keep_index, tags=None):
+    """Rewrite gendered pronouns other than the pair's own to they/their/them/themself (an object "her", Penn tag
+    ``PRP`` in ``tags``, to "them")."""
     out = list(words)
     for i, w in enumerate(words):
         if i != keep_index and w.lower() in NEUTRAL:
-            out[i] = match_case(NEUTRAL[w.lower()], w)
+            neutral = "them" if w.lower() == "her" and tags is not None and tags[i] == "PRP" else NEUTRAL[w.lower()]
+            out[i] = match_case(neutral, w)
     return out
+
+
+def text_gaps(text):
+    """What lies between the words of ``text`` (an ``AttackedText``): ``len(words) + 1`` strings, so that
+    :func:`render` puts the sentence's punctuation and spacing back around other words."""
+    from ...shared.text import word_offsets
+
+    gaps, at = [], 0
+    for start, end in word_offsets(text):
+        gaps.append(text.text[at:start])
+        at = end
+    return gaps + [text.text[at:]]
+
+
+def render(gaps, words):
+    """The sentence of ``words`` with the punctuation and spacing of :func:`text_gaps`."""
+    return "".join(g + w for g, w in zip(gaps, words)) + gaps[len(words)]
+
+
+def standalone(gaps, i):
+    """Whether word ``i`` ends its clause: the last word, or followed by punctuation."""
+    return i + 1 >= len(gaps) - 1 or any(c in ",.;:!?)" for c in gaps[i + 1])

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ...shared.files import atomic_write_text
+from ...shared.label_names import readable_names
 from .report import plot_histogram
 
 
@@ -106,10 +107,19 @@ class FlipCapabilityResult:
     def rho(self):
         return self.metric.rho
 
+    def flip_columns(self):
+        """The per-class columns of :meth:`to_frame`: ``flips_<label name>`` where the model has names (its
+        ``id2label``, recorded in the settings as ``label_names``), else ``flips_class_<number>``."""
+        k = self.metric.counts.shape[1]
+        names = readable_names(self.settings.get("label_names"))
+        if names and len(names) == k and len(set(names)) == k:
+            return [f"flips_{n}" for n in names]
+        return [f"flips_class_{c}" for c in range(k)]
+
     def to_frame(self):
         df = pd.DataFrame({"word": self.metric.words, "kappa": self.metric.kappa})
-        for c in range(self.metric.counts.shape[1]):
-            df[f"flips_class_{c}"] = self.metric.counts[:, c]
+        for c, column in enumerate(self.flip_columns()):
+            df[column] = self.metric.counts[:, c]
         return df.sort_values(["kappa", "word"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
     def top(self, n=50):

@@ -25,9 +25,11 @@ is the SP-Attack κ cache (:mod:`.cache`).
 import time
 
 from ...distributed import ClusterOptions, ShardStore, make_shards, run_shards, shard_count
-from ...models.fingerprint import model_fingerprint
+from ...models.fingerprint import model_fingerprint, weights_fingerprint
 from ...models.loading import load_model_wrapper
+from ...models.probe import model_label_names
 from ...shared.digest import content_digest
+from ...shared.label_names import readable_names
 from .computation import DEFAULT_M, KappaSetup
 from .result import FlipCapability, FlipCapabilityResult
 
@@ -148,8 +150,9 @@ def compute_flip_capability(
         vocab_from: keep only the vocabulary entries that occur in this data set's training sentences
             (``"mr"`` or a CSV), before ``vocab_limit``; ``vocab_rows``: its rows, already loaded (in this process
             only: a worker reads ``vocab_from`` itself).
-        settings: recorded in the result with the method, ``m``, vocabulary and examples (and the
-            shard layout when ``--shards``/``--ray`` asked for one).
+        settings: recorded in the result with the method, ``m``, vocabulary and examples, the model's
+            :func:`~...models.fingerprint.weights_fingerprint` (``model_fingerprint``: :mod:`.ownership`) and the
+            shard layout when ``--shards``/``--ray`` asked for one.
     Returns:
         :class:`FlipCapabilityResult`, with the run's :class:`~...distributed.RunStats` as ``.stats`` and
         its shards' keys (file names in ``folder``) as ``.shard_keys``.
@@ -191,6 +194,11 @@ def compute_flip_capability(
     for state in states:
         metric.merge(FlipCapability.from_state(state))
     settings = dict(settings or {}, method=method, m=m, vocabulary=len(setup.words), examples=len(examples))
+    # whose κ this is: checked wherever it is read for a model (ownership.py)
+    settings["model_fingerprint"] = weights_fingerprint(model)
+    names = readable_names(model_label_names(model, metric.counts.shape[1]))
+    if names:  # the κ table's per-class columns by name (result.py)
+        settings["label_names"] = names
     if vocab_from:
         settings["vocab_from"] = vocab_from
     if options.sharded:

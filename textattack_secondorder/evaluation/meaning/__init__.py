@@ -10,7 +10,7 @@ The TextAttack ``Metric`` (mean source chrF of successful attacks) is
 :class:`textattack_secondorder.metrics.mean_chrf.MeanChrF`.
 """
 
-from .attack_log import SPLIT_TOKEN, read_attack_log, strip_markers
+from .attack_log import JUDGED_BY_DEFAULT, SPLIT_TOKEN, read_attack_log, strip_markers
 from .chrf import (
     BETA,
     CHAR_ORDER,
@@ -29,6 +29,7 @@ from .result import PERCENTILES, summarize, summary
 __all__ = [
     "BETA",
     "CHAR_ORDER",
+    "JUDGED_BY_DEFAULT",
     "PERCENTILES",
     "SPLIT_TOKEN",
     "WORD_ORDER",

@@ -18,15 +18,23 @@ def strip_markers(text):
     return text.replace(SPLIT_TOKEN, "\n")
 
 
-def read_attack_log(path, result_types=("Successful", "Failed", "Maximized"), skipped=None):
+# the rows whose perturbed text is what the attack reports: a success, or the output of a goal function that
+# maximises (a seq2seq attack); a Failed row's perturbed text is a candidate the attack itself rejected
+JUDGED_BY_DEFAULT = ("Successful", "Maximized")
+
+
+def read_attack_log(path, result_types=JUDGED_BY_DEFAULT, skipped=None, left_out=None):
     """Records of a TextAttack CSV attack log (``--log-to-csv``), markers stripped.
 
     Args:
         path: the CSV file.
-        result_types: rows kept by ``result_type`` (``None`` keeps all). Skipped rows
-            (the model was already wrong) are left out by default: they were not attacked.
+        result_types: rows kept by ``result_type`` (``None`` keeps all). By default the attack's findings only
+            (:data:`JUDGED_BY_DEFAULT`): a Failed row's perturbed text is the last candidate the attack tried and
+            rejected (an SP-Attack candidate that flipped the label but broke its label rule reads as a success to
+            the meaning rule), a Skipped row was never attacked (the model was already wrong).
         skipped: a list that receives ``{"index", "result_type", "skip_reason"}`` of the rows the
             recipes' input guard skipped for bad input (docs/design/hostile-input.md): they are always left out.
+        left_out: a dict that receives ``{result_type: count}`` of the rows ``result_types`` left out.
     Returns:
         list of dicts with ``index`` (row in the log), ``result_type``, ``original_text``,
         ``perturbed_text``, ``original_output``, ``perturbed_output``, ``ground_truth_output``.
@@ -51,6 +59,8 @@ def read_attack_log(path, result_types=("Successful", "Failed", "Maximized"), sk
                 skipped.append({"index": i, "result_type": row["result_type"], "skip_reason": row["skip_reason"]})
             continue
         if keep is not None and str(row["result_type"]).lower() not in keep:
+            if left_out is not None:
+                left_out[str(row["result_type"])] = left_out.get(str(row["result_type"]), 0) + 1
             continue
         records.append(
             {

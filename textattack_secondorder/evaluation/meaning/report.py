@@ -2,7 +2,10 @@
 
 
 def format_summary(s, target_name="RDchrF"):
-    """TEAPOT-style text block (scores × 100, as TEAPOT prints them)."""
+    """TEAPOT-style text block (scores × 100, as TEAPOT prints them); with no row judged, one line saying so
+    instead of scores of nothing."""
+    if not s["n"]:
+        return "Examples: 0 (no row to judge: no score and no success percentage)"
 
     def block(title, d):
         return (
