@@ -42,6 +42,15 @@ def measured(out):
     }
 
 
+@pytest.fixture(autouse=True)
+def own_temporary_folder(tmp_path, monkeypatch):
+    """A worker's folders (the driver's files unpacked, a cell's work) in the test's folder, not the machine's."""
+    import tempfile
+
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+
+
 def test_a_shipped_model_loads_on_a_machine_without_the_drivers_files(tmp_path, bert_folder):  # noqa: F811
     """A worker whose disk lacks the user's folder (or holds other files under its name) loads the driver's copy,
     unpacked once under its temporary folder; one with the same files loads the spec itself."""
