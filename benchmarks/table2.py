@@ -27,6 +27,11 @@ another machine, whose float arithmetic trains another model) is neither reused 
 victim trained again to the same weights is recognised by its certificates (``adopt_same_model``: every stored
 margin equal) and its records are restamped. Writes
 ``table2.json``, ``table2.csv`` and ``table2.md`` (the table beside the paper's figures).
+
+``--ray [ADDRESS]`` (with ``--workers``, ``--threads-per-worker``, ``--gpus-per-worker``; docs/guide/ray.md) runs the
+cells left to run or to grow as Ray tasks through the package's runner, each the same stock command on a worker with
+the driver's victim folder and data set file sent along (:class:`RayCell`); ``certify`` stays on this machine. The
+cells and the table equal a run without ``--ray``.
 """
 
 import argparse
@@ -37,8 +42,11 @@ import sys
 import time
 from pathlib import Path
 
+from textattack_secondorder.cli.common import add_cluster_args
+
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = Path(__file__).parent / "results" / "table2"
+DATASET = REPO / "recipes" / "datasets" / "mr.py"
 VICTIMS = ["mr-cnn", "mr-bow", "mr-lstm", "mr-cnn-ibp", "mr-bow-ibp", "mr-lstm-ibp"]
 RECIPES = ["alzantot-offline", "bae-offline", "so-enum", "so-beam", "so-random"]
 SECOND_ORDER = {"so-enum", "so-beam", "so-random"}
@@ -180,8 +188,10 @@ def adopt_same_model(victim, folder, weights, args):
     )
 
 
-def run_cell(cell, n, folder, args):
-    """One stock ``textattack attack`` run; its CSV log and ``{seconds, command}`` land in ``folder``.
+def run_cell(cell, n, folder, args, model=None, dataset=None):
+    """One stock ``textattack attack`` run; its CSV log and ``{seconds, command}`` land in ``folder``. ``model`` and
+    ``dataset``: where this machine has the victim and the data set file (a Ray worker's copies; default the
+    victim's name and this checkout's ``recipes/datasets/mr.py``).
 
     A finished cell of fewer sentences grows: only sentences ``have .. n-1`` run (``--num-examples-offset``)
     and their rows are appended to its CSV, so a 50-sentence cell becomes a 200-sentence one for the cost of
@@ -204,8 +214,8 @@ def run_cell(cell, n, folder, args):
     csv = folder / f"{cell_name(cell)}.csv"
     tmp = folder / f".{cell_name(cell)}.csv"
     cmd = [
-        _bin("textattack"), "attack", "--recipe", spec, "--model", victim,
-        "--dataset-from-file", f"{REPO / 'recipes/datasets/mr.py'}^dataset", "--num-examples", str(n - start),
+        _bin("textattack"), "attack", "--recipe", spec, "--model", model or victim,
+        "--dataset-from-file", f"{dataset or DATASET}^dataset", "--num-examples", str(n - start),
         "--log-to-csv", str(tmp), "--disable-stdout", "--random-seed", str(args.seed),
     ]  # fmt: skip
     if start:
@@ -236,6 +246,65 @@ def run_cell(cell, n, folder, args):
     atomic_write_text(done, json.dumps(record, indent=2) + "\n")
     print(f"[{time.strftime('%H:%M:%S')}] {cell_name(cell)}: {seconds:.0f} s", flush=True)
     return record
+
+
+class RayCell:
+    """One cell as a Ray task (``--ray``): the stock command on a worker, in a folder of its own, with the driver's
+    victim files (:class:`~textattack_secondorder.models.shipping.ShippedModel`: the worker's own victim when its
+    files are the same) and data set file; an earlier record and CSV of the cell travel with it (to grow it).
+    Returns the cell's record and CSV for the driver to write."""
+
+    def __init__(self, args, victims, dataset):
+        self.args, self.victims, self.dataset = args, victims, dataset
+
+    def setup(self):
+        return {}
+
+    def run(self, state, shard):
+        import tempfile
+
+        ((victim, recipe, rule), n) = shard.items[0]
+        cell = (victim, recipe, rule)
+        dataset = str(self.dataset.materialize())
+        model = self.victims[victim].local_spec()
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, text in shard.context["files"].items():
+                (Path(tmp) / name).write_text(text, encoding="utf-8")
+            record = run_cell(cell, n, Path(tmp), self.args, model=model, dataset=dataset)
+            csv = (Path(tmp) / f"{cell_name(cell)}.csv").read_text(encoding="utf-8")
+        # the command as the driver's run would have recorded it
+        named = {model: victim, f"{dataset}^dataset": f"{DATASET}^dataset"}
+        record["command"] = [named.get(c, c.replace(tmp, shard.context["folder"])) for c in record["command"]]
+        return {"record": record, "csv": csv}
+
+
+def run_on_ray(todo, folder, args):
+    """Run the ``(cell, n)`` of ``todo`` as Ray tasks (:class:`RayCell`) through the package's runner; each cell's
+    CSV and record are written into ``folder`` as it arrives."""
+    from textattack_secondorder.distributed import ClusterOptions, ShardStore, make_shards, run_shards
+    from textattack_secondorder.models.shipping import ShippedModel
+    from textattack_secondorder.shared.file_bundle import FileBundle
+    from textattack_secondorder.shared.files import atomic_write_text
+
+    class Cells(ShardStore):  # the cells folder: a cell's CSV, then its record (what marks it finished)
+        def save(self, key, result):
+            name = cell_name(tuple(result["record"]["cell"]))
+            atomic_write_text(folder / f"{name}.csv", result["csv"])
+            atomic_write_text(folder / f"{name}.json", json.dumps(result["record"], indent=2) + "\n")
+            print(f"[{time.strftime('%H:%M:%S')}] {name}: {result['record']['seconds']:.0f} s", flush=True)
+            super().save(key, result["record"])
+
+    items = [[list(cell), n] for cell, n in todo]
+    key = {"what": "table2", "seed": args.seed, "weights": args.weights}
+    shards = [make_shards([item], key)[0] for item in items]  # a cell's key: its cell, not its place in the list
+    for shard in shards:
+        name = cell_name(tuple(shard.items[0][0]))
+        files = [p for p in (folder / f"{name}.json", folder / f"{name}.csv") if p.exists()]
+        shard.context = {"folder": str(folder), "files": {p.name: p.read_text(encoding="utf-8") for p in files}}
+    victims = {v: ShippedModel(v) for v in {cell[0] for cell, _ in todo}}
+    task = RayCell(args, victims, FileBundle.pack(DATASET))
+    _, stats = run_shards(task, shards, Cells(), ClusterOptions.from_settings(vars(args)), desc="table2 cells")
+    print(f"table2: {stats.computed} cells on {stats.workers} Ray workers in {stats.wall_seconds:.0f} s", flush=True)
 
 
 def certify(victim, n, folder, args):
@@ -352,8 +421,11 @@ def main():
         action="store_true",
         help="rebuild the table from the finished cells only (whatever their sentences; runs no attack)",
     )
+    add_cluster_args(ap, unit="cells (one a shard)")
     args = ap.parse_args()
     args.examples_for = {k: int(v) for k, v in (item.split("=", 1) for item in args.examples_for)}
+    if args.ray is not None:  # a cell's run takes the CPUs Ray gives its worker
+        args.threads = args.threads_per_worker
     folder = Path(args.out)
     (folder / "cells").mkdir(parents=True, exist_ok=True)
     import pandas as pd
@@ -368,6 +440,17 @@ def main():
     for v, c in certificates.items():
         s = c["summary"]
         print(f"{v}: accuracy {100 * s['accuracy']:.1f} %, certified accuracy {100 * s['certified_accuracy']:.1f} %")
+    if args.ray is not None and not args.only_table:  # the cells left to run (or to grow), on the cluster
+        todo = []
+        for cell in cells(args.victims, args.recipes, args.rules):
+            done = folder / "cells" / f"{cell_name(cell)}.json"
+            old = json.loads(done.read_text()) if done.exists() else None
+            if old is not None:
+                other_victim(old, args.weights[cell[0]], f"cell {cell_name(cell)}")
+            if old is None or old.get("num_examples", 0) < examples_for(cell, args):
+                todo.append((cell, examples_for(cell, args)))
+        if todo:
+            run_on_ray(todo, folder / "cells", args)
     rows = []
     for cell in cells(args.victims, args.recipes, args.rules):
         n = examples_for(cell, args)

@@ -419,7 +419,10 @@ def test_compare_measures_every_model_on_the_same_sentences_and_resumes(
     kappa = json.loads((out / "work" / "rand-seed0" / "kappa_attack.json").read_text())
     assert kappa["settings"]["examples"] == len(kappa_texts)
     md = (out / "comparison.md").read_text()
-    assert "| a2t | 0 |" in md and "so-beam per 100" in md and (out / "comparison.html").exists()
+    assert "so-beam per 100" in md and (out / "comparison.html").exists()
+    # A2T's attack built no adversarial text on these rows: its row is marked, and the line under the table says why
+    assert json.loads((out / "rows" / "a2t-seed0.json").read_text())["adversarial_examples"] == 0
+    assert "| a2t ⚠ | 0 |" in md and "A2T built 0 adversarial examples" in md
     summary = json.loads((out / "comparison_summary.json").read_text())
     assert [s["defense"] for s in summary] == ["vanilla", "rand", "a2t", "sp-defense"]
 
@@ -452,12 +455,20 @@ def test_compare_bad_input_is_one_line_exit_2(tmp_path, bert_folder, capfd, bad,
 def test_workers_are_spawned_with_progress_bars_off_and_the_parent_keeps_its_environment(monkeypatch, tmp_path):
     """``--jobs`` workers are spawned (by the pool's submits) with TQDM_DISABLE set: TextAttack's Attacker draws
     a bar even when silent, and three workers' bars interleave in one log. The parent's environment is restored."""
+    import collections
     import concurrent.futures
     import os
     import subprocess
     import sys
 
-    from textattack_secondorder.defense import comparison, comparison_report, measure
+    from textattack_secondorder.defense import (
+        comparison,
+        comparison_plan,
+        comparison_report,
+        comparison_warnings,
+        measure,
+    )
+    from textattack_secondorder.models import loading
 
     seen = []
 
@@ -483,9 +494,19 @@ def test_workers_are_spawned_with_progress_bars_off_and_the_parent_keeps_its_env
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Pool)
     monkeypatch.setattr(comparison, "check_recipes", lambda settings: None)
     monkeypatch.setattr(comparison, "check_settings", lambda out, settings: None)
-    monkeypatch.setattr(measure, "comparison_data", lambda settings: None)
+    monkeypatch.setattr(measure, "comparison_data", lambda settings, wrapper: None)
     monkeypatch.setattr(comparison_report, "write_report", lambda *args: None)
-    comparison.run_comparison({}, ["vanilla", "continue"], [0, 1], tmp_path, jobs=2)
+    monkeypatch.setattr(loading, "load_model_wrapper", lambda *args: None)
+    monkeypatch.setattr(comparison_warnings, "plan_warnings", lambda *args: [])
+
+    class Plan:  # no model to time: every cell estimated alike
+        estimate = collections.defaultdict(float)
+        lines = staticmethod(list)
+        progress = staticmethod(str)
+
+    monkeypatch.setattr(comparison_plan.ComparisonPlan, "calibrated", classmethod(lambda cls, *a, **k: Plan()))
+    settings = {"model": "m", "device": None, "model_batch_size": 8}
+    comparison.run_comparison(settings, ["vanilla", "continue"], [0, 1], tmp_path, jobs=2)
     assert len(seen) == 3 and all(env.get("TQDM_DISABLE") == "1" for env in seen)
     # and the workers end with the comparison's process (test_a_worker_ends_when_the_comparison_is_killed)
     from textattack_secondorder.shared.processes import exit_with_parent

@@ -222,6 +222,14 @@ def script_flags(script):
         helper = REPO / "benchmarks" / f"{module}.py"
         if helper.is_file() and helper != Path(script):
             flags |= set(re.findall(r"""["'](--[a-z0-9][a-z0-9-]*)["']""", helper.read_text(encoding="utf-8")))
+    if "add_cluster_args(" in text:  # the package's cluster flags (--ray, --workers ...), as the commands take them
+        import argparse
+
+        from textattack_secondorder.cli.common import add_cluster_args
+
+        parser = argparse.ArgumentParser()
+        add_cluster_args(parser)
+        flags |= flags_of(parser)
     return flags | {"--help", "-h"}
 
 

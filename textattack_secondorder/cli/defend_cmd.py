@@ -1,7 +1,7 @@
 """``textattack-so defend``: fine-tune a classifier with SP-Defense, Rand or A2T and save it; ``--compare``: every
 defense side by side on the same sentences (docs/design/defenses.md)."""
 
-from .common import add_dataset_args, add_model_args, non_negative_int, positive_int
+from .common import add_cluster_args, add_dataset_args, add_model_args, non_negative_int, positive_int
 
 # the comparison's defaults: sized so that the demo CNN, 3 seeds, fits in about 2 hours on 2 cores
 # (docs/design/defenses.md)
@@ -110,6 +110,14 @@ def add_parser(subparsers):
         "--vocab-limit", type=non_negative_int, default=3000, help="first N vocabulary entries for ρ, ρ*, κ (0: all)"
     )
     c.add_argument(
+        "--vocab-from",
+        default=None,
+        metavar="DATASET",
+        help="κ, ρ, ρ*: only the vocabulary entries that occur in DATASET's training sentences (mr or a CSV, read "
+        "with --text-column), before --vocab-limit; give your training CSV on a transformer, whose first entries "
+        "are single characters and other scripts",
+    )
+    c.add_argument(
         "--sp-attack-recipe",
         default="sp-attack",
         help="SP-Attack as a recipe string, e.g. \"sp-attack^label_rule='paper'\" (κ of each model is added)",
@@ -122,6 +130,7 @@ def add_parser(subparsers):
         "10,000 victim queries a sentence instead of 50,000; a failed search costs minutes on a CPU, "
         "docs/design/defenses.md)",
     )
+    add_cluster_args(p, unit="cells of --compare (a defense and a seed each)")
     p.set_defaults(func=run)
 
 
@@ -146,10 +155,14 @@ def add_embedding_args(parser):
 
 
 def run(args):
+    from ..shared.errors import UsageError
+
     if args.compare is not None:
         return run_compare(args)
+    if args.ray is not None or args.workers is not None:
+        raise UsageError("--ray and --workers run the cells of --compare; plain defend trains one model here")
     from ..defense.data import defense_data, screen_defense_rows
-    from ..defense.defend import defend_model
+    from ..defense.defend import a2t_warning, defend_model
     from ..models.loading import load_model_wrapper
     from ..models.token_classifier import TokenClassifier
     from ..shared.inputs import write_skipped
@@ -202,13 +215,22 @@ def run(args):
     )
     if record.get("note"):  # what SP-Defense was measured to do on this kind of model (defense.json has it too)
         print(record["note"])
+    if a2t_warning(record):  # A2T that found no adversarial example trained as `continue` does
+        print(f"warning: {a2t_warning(record)}")
     return 0
 
 
 def run_compare(args):
     from ..defense.comparison import parse_defenses, run_comparison
+    from ..distributed import ClusterOptions
+    from ..shared.errors import UsageError
 
     defenses = parse_defenses(args.compare)  # one line, exit 2, for an unknown name
+    options = ClusterOptions.from_settings(vars(args))
+    if options.num_shards:
+        raise UsageError("--shards: defend --compare runs one cell (a defense and a seed) a shard")
+    if options.distributed and args.jobs > 1:
+        raise UsageError("--jobs runs cells in processes here; with --ray give --workers instead")
     settings = {
         "model": args.model,
         "dataset": args.dataset,
@@ -230,13 +252,14 @@ def run_compare(args):
         "num_so_beam": args.so_beam_examples,
         "m": args.m,
         "vocab_limit": args.vocab_limit,
+        "vocab_from": args.vocab_from,
         "sp_attack_recipe": args.sp_attack_recipe,
         "textfooler_recipe": args.textfooler_recipe,
         "so_beam_recipe": args.so_beam_recipe,
         "device": args.device,
         "model_batch_size": args.model_batch_size,
     }
-    run_comparison(settings, defenses, list(range(args.seeds)), args.out, jobs=args.jobs)
+    run_comparison(settings, defenses, list(range(args.seeds)), args.out, jobs=args.jobs, options=options)
     print(open(f"{args.out}/comparison.md", encoding="utf-8").read())
     print(f"wrote {args.out}/comparison.json, comparison.md, comparison.html")
     return 0

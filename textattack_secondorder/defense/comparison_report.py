@@ -3,7 +3,8 @@
 * ``comparison.json``: a list of rows, one per defense and seed (``pandas.read_json`` loads it);
 * ``comparison_summary.json``: per defense, the mean, the standard deviation over seeds and the number of
   seeds of every column (vanilla has no seed: one model, measured once);
-* ``comparison.md``: that summary as a Markdown table, with what was measured on what;
+* ``comparison.md``: that summary as a Markdown table, with what was measured on what, a row or column that rests on
+  too little marked ⚠ and said why (:mod:`.comparison_warnings`);
 * ``comparison.html``: the same table on a page in the robustness report's style.
 """
 
@@ -14,6 +15,9 @@ from pathlib import Path
 
 from ..shared.files import atomic_write_text
 from ..shared.label_names import readable_names
+from .comparison_warnings import marks
+
+WARNED = "⚠"  # marks a row or column that rests on too little; the lines under the table say why
 
 #: the columns of the table: (row key, heading, what it is)
 COLUMNS = (
@@ -64,13 +68,20 @@ def settings_lines(settings, data):
         f"{settings['steps']} fine-tuning steps, batch {settings['batch_size']}, learning rate "
         f"{settings['lr'] or 'the default'}, embeddings {settings['embeddings']}",
         f"accuracy on {len(sets.test)} test rows; ρ on {len(sets.rho_train)} training rows and ρ* on "
-        f"{len(sets.rho_test)} test sentences (EUBA m = {settings['m']}, first {settings['vocab_limit']} "
-        "vocabulary entries)",
+        f"{len(sets.rho_test)} test sentences (EUBA m = {settings['m']}, {vocabulary_words(settings)})",
         f"attacks on the same {len(sets.attacked)} test sentences; SP-Attack's κ of each model from "
         f"{len(sets.kappa)} other held-out test sentences (in no defense's fine-tuning, never attacked)",
         f"so-beam on the first {len(sets.so_beam)} of the attacked sentences",
         f"recipes: `{settings['sp_attack_recipe']}`, `{settings['textfooler_recipe']}`, `{settings['so_beam_recipe']}`",
     ] + classes_lines(data)
+
+
+def vocabulary_words(settings):
+    """Which vocabulary entries κ and ρ try, in words."""
+    limit = f"the first {settings['vocab_limit']} " if settings["vocab_limit"] else "all "
+    if settings.get("vocab_from"):
+        return f"{limit}vocabulary entries that occur in {settings['vocab_from']}"
+    return f"{limit}vocabulary entries"
 
 
 def classes_lines(data):
@@ -95,31 +106,41 @@ def cpu_line(rows):
     )
 
 
+def _marked(text, warned):
+    return f"{text} {WARNED}" if warned else text
+
+
 def markdown(summary, settings, data, rows=()):
-    lines = ["| defense | seeds | " + " | ".join(h for _, h, _ in COLUMNS) + " | SP-Attack label rule | train s |"]
+    defenses, columns, warnings = marks(rows, data)
+    heads = " | ".join(_marked(h, k in columns) for k, h, _ in COLUMNS)
+    lines = ["| defense | seeds | " + heads + " | SP-Attack label rule | train s |"]
     lines.append("|---|---|" + "---|" * (len(COLUMNS) + 2))
     for e in summary:
         seeds = ", ".join("–" if s is None else str(s) for s in e["seeds"])
         cells = " | ".join(_cell(e[k]) for k, _, _ in COLUMNS)
         rule = ", ".join(e["sp_attack_label_rule"])
-        lines.append(f"| {e['defense']} | {seeds} | {cells} | {rule} | {e['train_seconds']:.0f} |")
+        name = _marked(e["defense"], e["defense"] in defenses)
+        lines.append(f"| {name} | {seeds} | {cells} | {rule} | {e['train_seconds']:.0f} |")
     notes = ["", "Mean ± standard deviation over seeds (vanilla: the model as given, one measurement)."]
+    notes += [f"- {WARNED} {line}" for line in warnings]
     notes += [f"- {line}" for line in settings_lines(settings, data) + ([cpu_line(rows)] if rows else [])]
     notes += [f"- {h}: {what}" for _, h, what in COLUMNS]
     return "\n".join(lines + notes) + "\n"
 
 
-def html_page(summary, settings, data):
-    head = "".join(f"<th title='{html.escape(w)}'>{html.escape(h)}</th>" for _, h, w in COLUMNS)
+def html_page(summary, settings, data, rows=()):
+    defenses, columns, warnings = marks(rows, data)
+    head = "".join(f"<th title='{html.escape(w)}'>{html.escape(_marked(h, k in columns))}</th>" for k, h, w in COLUMNS)
     body = "".join(
         "<tr><td>{}</td><td>{}</td>{}</tr>".format(
-            html.escape(e["defense"]),
+            html.escape(_marked(e["defense"], e["defense"] in defenses)),
             html.escape(", ".join("–" if s is None else str(s) for s in e["seeds"])),
             "".join(f"<td>{html.escape(_cell(e[k]))}</td>" for k, _, _ in COLUMNS),
         )
         for e in summary
     )
-    notes = "".join(f"<li>{html.escape(line)}</li>" for line in settings_lines(settings, data))
+    lines = [f"{WARNED} {line}" for line in warnings] + settings_lines(settings, data)
+    notes = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
     return f"""<!doctype html><html><head><meta charset="utf-8"><title>Defense comparison</title>
 <style>body{{font-family:system-ui,sans-serif;margin:2em;color:#222}}table{{border-collapse:collapse}}
 th,td{{border:1px solid #ccc;padding:.35em .7em;text-align:right}}th{{background:#f3f3f3}}
@@ -137,5 +158,5 @@ def write_report(rows, settings, data, out):
     atomic_write_text(out / "comparison.json", json.dumps(rows, indent=1) + "\n")
     atomic_write_text(out / "comparison_summary.json", json.dumps(summary, indent=1) + "\n")
     atomic_write_text(out / "comparison.md", markdown(summary, settings, data, rows))
-    atomic_write_text(out / "comparison.html", html_page(summary, settings, data))
+    atomic_write_text(out / "comparison.html", html_page(summary, settings, data, rows))
     return summary

@@ -37,6 +37,29 @@ def a2t_examples_csv(log):
     return buf.getvalue()
 
 
+def a2t_examples_count(record):
+    """How many adversarial texts an A2T model trained on (over all its sets), from its ``defense.json`` record;
+    ``None`` for another defense."""
+    rounds = record.get("a2t_rounds")
+    return None if rounds is None else sum(r["successes"] for r in rounds)
+
+
+def a2t_warning(record):
+    """The warning for an A2T model that trained on no adversarial text (its numbers and what to change), else
+    ``None``: such a model is the ``continue`` control under another name."""
+    if a2t_examples_count(record) != 0:
+        return None
+    rounds = record["a2t_rounds"]
+    attacked = sum(r["attacked"] for r in rounds)
+    return (
+        f"A2T built 0 adversarial examples ({len(rounds)} sets, {attacked} training rows attacked, none succeeded, "
+        f"seed {record.get('seed')}): the model was fine-tuned on the original rows only, as --defense continue is; "
+        "try its attack on a few of your rows (`textattack attack --recipe a2t-offline --model YOUR_MODEL "
+        "--dataset-from-file YOUR.csv --num-examples 20`): an attack that finds no swap on your sentences cannot "
+        "train A2T"
+    )
+
+
 #: what SP-Defense was measured to do on the package's word models (docs/design/defenses.md): ``defend_model`` puts it
 #: in the ``defense.json`` of every SP-Defense of a word model, and ``defend`` prints it
 WORD_MODEL_NOTE = (

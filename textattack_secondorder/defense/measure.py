@@ -76,18 +76,26 @@ def saved(path, compute):
     return value
 
 
-def flip_capability(wrapper, examples, settings, store):
-    """κ/ρ of ``wrapper`` on ``examples`` by EUBA (m, vocabulary limit of ``settings``), through the κ store."""
+def flip_capability(wrapper, examples, settings, store, vocab_rows=None):
+    """κ/ρ of ``wrapper`` on ``examples`` by EUBA (m, vocabulary limit and ``vocab_from`` of ``settings``; its rows
+    ``vocab_rows`` as the driver loaded them), through the κ store."""
     from ..evaluation.flip_capability.cache import cached_flip_capability
 
     result, _, _ = cached_flip_capability(
-        wrapper, examples, m=settings["m"], vocab_limit=settings["vocab_limit"] or None, folder=store, progress=False
+        wrapper,
+        examples,
+        m=settings["m"],
+        vocab_limit=settings["vocab_limit"] or None,
+        folder=store,
+        progress=False,
+        vocab_from=settings.get("vocab_from"),
+        vocab_rows=vocab_rows,
     )
     return result
 
 
-def rho_measurement(wrapper, examples, settings, store):
-    result = flip_capability(wrapper, examples, settings, store)
+def rho_measurement(wrapper, examples, settings, store, vocab_rows=None):
+    result = flip_capability(wrapper, examples, settings, store, vocab_rows)
     se = result.metric.rho_standard_error
     return {
         "rho": round(100 * result.rho, 2),
@@ -152,16 +160,17 @@ def attack_summary(rows):
     }
 
 
-def comparison_data(settings):
+def comparison_data(settings, wrapper=None):
     """The training rows, the test rows and the :class:`ComparisonSets` of a comparison (``settings`` as
-    ``defend --compare`` gives them); the model is loaded once to screen the rows and to refuse, in one line,
-    a victim without gradient access (ρ, κ, SP-Defense and A2T need it)."""
+    ``defend --compare`` gives them); the model (``wrapper``, else loaded here) screens the rows, and one without
+    gradient access (ρ, κ, SP-Defense and A2T need it) is refused in one line."""
     from ..models.loading import load_model_wrapper
     from ..models.probe import model_label_names, screen_rows
     from ..models.token_classifier import TokenClassifier
     from .data import defense_data
 
-    wrapper = load_model_wrapper(settings["model"], settings["device"], settings["model_batch_size"])
+    if wrapper is None:
+        wrapper = load_model_wrapper(settings["model"], settings["device"], settings["model_batch_size"])
     TokenClassifier.require_access(wrapper, "defend --compare (ρ, κ, SP-Defense, A2T)", name=settings["model"])
     train, test, test_source = defense_data(
         settings["dataset"],
@@ -174,6 +183,7 @@ def comparison_data(settings):
     )
     train, _ = screen_rows(train, wrapper)
     test, _ = screen_rows(test, wrapper)
+    vocab_rows = vocabulary_rows(settings.get("vocab_from"), settings["text_column"], wrapper)
     if not test:
         raise _usage(f"no test rows to measure on ({test_source}): give --test-dataset CSV or --holdout-share > 0")
     sets = comparison_sets(
@@ -191,7 +201,26 @@ def comparison_data(settings):
         "train_source": f"{settings['dataset']}:{settings['split']} ({len(train)} rows)",
         "test_source": test_source,
         "label_names": model_label_names(wrapper),
+        "vocab_rows": vocab_rows,
     }
+
+
+def vocabulary_rows(vocab_from, text_column, wrapper):
+    """The rows of ``--vocab-from`` (its training sentences; a CSV's ``text_column``), loaded here once: κ and ρ
+    keep the vocabulary entries that occur in them (docs/design/single-word.md), on whichever machine measures.
+    ``None`` without it; a data set none of whose words the model knows is refused in one line."""
+    if not vocab_from:
+        return None
+    from ..augmentation.vocabulary import augmentation_vocabulary
+    from ..datasets.examples import load_examples
+    from ..models.token_classifier import TokenClassifier
+
+    rows = [(t, None) for t, _ in load_examples(vocab_from, "train", text_column)]
+    try:
+        augmentation_vocabulary(TokenClassifier.from_model_wrapper(wrapper, "--vocab-from"), rows)
+    except ValueError:
+        raise _usage(f"--vocab-from {vocab_from}: none of its words is in the model's vocabulary") from None
+    return rows
 
 
 def _usage(message):
@@ -289,12 +318,15 @@ def measure_model(spec, settings, data, work, progress=True):
     acc = saved(
         work / "accuracy.json", timed(lambda: {"accuracy": 100 * test_accuracy(wrapper, sets.test, settings["device"])})
     )
-    rho = saved(work / "rho.json", timed(lambda: rho_measurement(wrapper, sets.rho_train, settings, store)))
-    rho_star = saved(work / "rho_star.json", timed(lambda: rho_measurement(wrapper, sets.rho_test, settings, store)))
+    vocab = data.get("vocab_rows")
+    rho = saved(work / "rho.json", timed(lambda: rho_measurement(wrapper, sets.rho_train, settings, store, vocab)))
+    rho_star = saved(
+        work / "rho_star.json", timed(lambda: rho_measurement(wrapper, sets.rho_test, settings, store, vocab))
+    )
     kappa_path = work / "kappa_attack.json"
 
     def kappa():  # κ of THIS model on held-out sentences, for its SP-Attack (module docstring)
-        result = flip_capability(wrapper, sets.kappa, settings, store)
+        result = flip_capability(wrapper, sets.kappa, settings, store, vocab)
         result.save(kappa_path)
         return {"sentences": len(sets.kappa), "top_words": result.top_words(10)}
 

@@ -175,7 +175,7 @@ def _worker_count(ray, options, todo):
     return max(1, min(n, todo))
 
 
-def run_shards(task, shards, store, options=None, desc="shards", progress=True, local_state=None):
+def run_shards(task, shards, store, options=None, desc="shards", progress=True, local_state=None, env=None):
     """Every shard's result, in shard order, computing only those not already in ``store``.
 
     Args:
@@ -184,6 +184,7 @@ def run_shards(task, shards, store, options=None, desc="shards", progress=True, 
         store: :class:`~.store.ShardStore` (the resume point).
         options: :class:`ClusterOptions` (None: this process).
         local_state: in this process, the already-loaded state (skips ``task.setup()``).
+        env: environment variables of the Ray workers (set before they import anything).
     Returns ``(results, RunStats)``.
     """
     options = options or ClusterOptions()
@@ -199,7 +200,7 @@ def run_shards(task, shards, store, options=None, desc="shards", progress=True, 
         bar = tqdm(total=len(shards), initial=stats.reused, desc=desc, unit="shard")
     try:
         if todo and options.distributed:
-            stats.workers = _run_on_ray(task, todo, store, options, stats, bar)
+            stats.workers = _run_on_ray(task, todo, store, options, stats, bar, env)
         elif todo:
             worker = _Worker.__new__(_Worker)
             worker.task, worker.state = task, local_state if local_state is not None else task.setup()
@@ -222,7 +223,7 @@ def run_shards(task, shards, store, options=None, desc="shards", progress=True, 
     return [store.load(s.key) for s in shards], stats
 
 
-def _run_on_ray(task, todo, store, options, stats, bar):
+def _run_on_ray(task, todo, store, options, stats, bar, env=None):
     ray = import_ray()
     from ray.util import ActorPool
 
@@ -234,6 +235,7 @@ def _run_on_ray(task, todo, store, options, stats, bar):
             num_gpus=options.gpus_per_worker or 0,
             max_restarts=-1,
             max_task_retries=options.max_retries,
+            **({"runtime_env": {"env_vars": dict(env)}} if env else {}),
         )(_Worker)
         task_ref = ray.put(task)
         actors = [actor.remote(task_ref, options.threads_per_worker) for _ in range(n)]

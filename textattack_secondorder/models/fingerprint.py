@@ -114,6 +114,15 @@ def file_digest(path, memo_dir=None):
 TRAINING_RECORDS = frozenset({METRICS_FILE})
 
 
+def spec_path(spec):
+    """The file or folder behind a model spec on this machine (a ``.py`` file, a folder, a demo victim's folder),
+    ``None`` for a hub id, an unknown name or a demo victim not trained here."""
+    path = Path(str(spec).split("^")[0])
+    if not path.exists() and spec in VICTIMS:
+        path = Path(victim_path(spec))
+    return path if path.exists() else None
+
+
 def spec_fingerprint(spec):
     """Digest of the files behind a model spec (a ``.py`` file, a folder, a demo victim's folder), without
     loading the model: the names and contents of the files (:func:`file_digest`), a folder's
@@ -121,13 +130,8 @@ def spec_fingerprint(spec):
     new digest; the same files copied or checked out elsewhere, or the same weights trained again, get the same
     one. ``""`` for a hub id or unknown name.
     """
-    path = Path(str(spec).split("^")[0])
-    if not path.exists():
-        try:
-            path = Path(victim_path(spec)) if spec in VICTIMS else path
-        except Exception:  # noqa: BLE001 - not a demo victim
-            return ""
-    if not path.exists():
+    path = spec_path(spec)
+    if path is None:
         return ""
     if path.is_file():
         files = [path]

@@ -92,11 +92,14 @@ def cached_flip_capability(
     num_outputs=None,
     folder=None,
     progress=True,
+    vocab_from=None,
+    vocab_rows=None,
 ):
     """κ of ``model_wrapper`` on ``examples``, from the cache when the same κ was computed before.
 
     Returns ``(FlipCapabilityResult, path of the cache entry, reused)``; ``folder`` defaults to
-    ``cache_dir("kappa")``.
+    ``cache_dir("kappa")``. ``vocab_from`` / ``vocab_rows``: the vocabulary of a data set's words
+    (:func:`~.sharded.compute_flip_capability`).
     """
     examples = _clean_labels(examples)
     if num_outputs is not None:
@@ -112,6 +115,8 @@ def cached_flip_capability(
         one_run=False,
         settings={"data": data_name},
         progress=progress,
+        vocab_from=vocab_from,
+        vocab_rows=vocab_rows,
     )
     (key,) = result.shard_keys  # the cache keeps one shard per κ: the run's key, not the model fingerprinted again
     path = folder / f"{key}.pkl"

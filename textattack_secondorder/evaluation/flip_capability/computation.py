@@ -156,7 +156,7 @@ def brute_force_flips(clf, ids, positions, label, vocab_ids):
 class KappaSetup:
     """What κ needs from the model, computed once: the token classifier, ``V`` and ``e_w − e_mask``."""
 
-    def __init__(self, model_wrapper, device=None, batch_size=256, vocab_limit=None, vocab_from=None):
+    def __init__(self, model_wrapper, device=None, batch_size=256, vocab_limit=None, vocab_from=None, vocab_rows=None):
         if hasattr(model_wrapper, "get_input_embeddings"):
             raise TypeError("pass a TextAttack model wrapper (with .model and .tokenizer), not a bare model")
         self.clf = (
@@ -170,7 +170,9 @@ class KappaSetup:
         if vocab_from:
             # only the entries that occur in these training sentences (a transformer's first entries are single
             # characters and other scripts: MiniLM's first 3,000 letter entries hold 804 single characters)
-            self.vocab_ids, self.words = augmentation_vocabulary(self.clf, load_examples(vocab_from, "train"))
+            # (``vocab_rows``: its rows already loaded, e.g. by a Ray driver for a worker without the file)
+            rows = vocab_rows if vocab_rows is not None else load_examples(vocab_from, "train")
+            self.vocab_ids, self.words = augmentation_vocabulary(self.clf, rows)
         if vocab_limit:
             self.vocab_ids, self.words = self.vocab_ids[:vocab_limit], self.words[:vocab_limit]
         E = self.clf.embedding_matrix().double()  # on the model's device, float64 (docs/design/single-word.md)

@@ -129,6 +129,7 @@ def compute_flip_capability(
     checkpoint_seconds=CHECKPOINT_SECONDS,
     dtype=None,
     vocab_from=None,
+    vocab_rows=None,
 ):
     """κ and ρ of a classifier on ``examples`` (list of ``(text, label)``), shard by shard (module docstring).
 
@@ -147,7 +148,8 @@ def compute_flip_capability(
             on the model's device in chunks of this size (``--model-batch-size``).
         vocab_limit: keep only the first N vocabulary entries (for quick comparisons).
         vocab_from: keep only the vocabulary entries that occur in this data set's training sentences
-            (``"mr"`` or a CSV), before ``vocab_limit``.
+            (``"mr"`` or a CSV), before ``vocab_limit``; ``vocab_rows``: its rows, already loaded (in this process
+            only: a worker reads ``vocab_from`` itself).
         settings: recorded in the result with the method, ``m``, vocabulary and examples, the model's
             :func:`~...models.fingerprint.weights_fingerprint` (``model_fingerprint``: :mod:`.ownership`) and the
             shard layout when ``--shards``/``--ray`` asked for one.
@@ -161,7 +163,8 @@ def compute_flip_capability(
     model_spec = model if model_spec is None else model_spec
     if isinstance(model, str):
         model = load_model_wrapper(model, device, batch_size, dtype)
-    setup = KappaSetup(model, device=device, batch_size=batch_size, vocab_limit=vocab_limit, vocab_from=vocab_from)
+    limits = {"vocab_limit": vocab_limit, "vocab_from": vocab_from, "vocab_rows": vocab_rows}
+    setup = KappaSetup(model, device=device, batch_size=batch_size, **limits)
     num_shards = shard_count(len(examples), options, ray_size=DEFAULT_SHARD_SIZE)
     key, shards = kappa_shards(model, examples, method, m, vocab_limit, num_shards, vocab_from)
     run_key = content_digest([key, [s.key for s in shards]]) if one_run else None
