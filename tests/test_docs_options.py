@@ -246,7 +246,8 @@ WITHOUT_OPTIONS = {"docs/guide/own-model.md"}
 
 @pytest.mark.parametrize("path", [p for p in GUIDE_PAGES if page_id(p) not in WITHOUT_OPTIONS], ids=page_id)
 def test_every_guide_page_has_an_options_table(path):
-    assert options_tables(written_text(path)), f"{page_id(path)}: no options table (| option | default | ... |)"
+    tables = options_tables(written_text(path))
+    assert tables, f"{page_id(path)}: no options table (| option | default | ... |)"
 
 
 WRONG_TABLES = """# A page
