@@ -519,6 +519,9 @@ def test_the_docs_build_checks_the_committed_reference():
     assert '"so_docs"' in conf
     so_docs = (DOCS / "_ext" / "so_docs.py").read_text(encoding="utf-8")
     assert "so_reference.stale_pages()" in so_docs and "so_reference.REGENERATE" in so_docs
+    for name in so_reference.GENERATORS:  # a reader of the page (on GitHub too) learns how it is made
+        head = so_reference.page_path(name).read_text(encoding="utf-8").partition(so_reference.marker(name))[0]
+        assert f"`{so_reference.REGENERATE}`" in head, name
 
 
 # ---------------------------------------------------------------- the figures
