@@ -524,6 +524,104 @@ def test_the_docs_build_checks_the_committed_reference():
         assert f"`{so_reference.REGENERATE}`" in head, name
 
 
+# ---------------------------------------------------------------- one text for the README and the docs
+
+README = REPO / "README.md"
+INCLUDE = re.compile(r"^```\{include\}[ \t]+(?P<path>\S+)[ \t]*\n(?P<options>(?:[ \t]*:[\w-]+:.*\n)*)```", re.MULTILINE)
+
+
+def readme_includes():
+    """``[(page, {option: value})]`` of every ``{include}`` of the README on a docs page."""
+    out = []
+    for path in PAGES:
+        if path == README:
+            continue
+        for m in INCLUDE.finditer(path.read_text(encoding="utf-8")):
+            if (path.parent / m.group("path")).resolve() == README.resolve():
+                options = dict(re.findall(r":([\w-]+):[ \t]*(.*)", m.group("options")))
+                out.append((path, {k: v.strip() for k, v in options.items()}))
+    return out
+
+
+def test_the_own_model_guide_is_the_readmes_section_included():
+    """The README and docs/guide/own-model.md say the same thing once: the README holds the walk-through (it must read
+    on GitHub) and the guide page includes it, its links into docs/ made relative to the page."""
+    includes = {page_id(page): options for page, options in readme_includes()}
+    assert includes.get("docs/guide/own-model.md") == {
+        "start-after": "<!-- own-model -->",
+        "end-before": "<!-- /own-model -->",
+        "relative-docs": "docs/",
+    }
+    own_model = (DOCS / "guide" / "own-model.md").read_text(encoding="utf-8")
+    assert not FENCE.sub("", INCLUDE.sub("", own_model)).count("```"), "own-model.md holds code of its own"
+    assert len(INCLUDE.sub("", own_model).strip().splitlines()) < 10, "own-model.md holds more than an introduction"
+
+
+def test_every_include_of_the_readme_names_a_section_it_has():
+    readme = README.read_text(encoding="utf-8")
+    for page, options in readme_includes():
+        start, end = options.get("start-after"), options.get("end-before")
+        assert start and end, f"{page_id(page)} includes the whole README"
+        assert readme.count(start) == 1 and readme.count(end) == 1, (page_id(page), start, end)
+        section = readme[readme.index(start) + len(start) : readme.index(end)]
+        assert section.strip(), (page_id(page), start, end)
+        if re.search(r"\]\(docs/", section):  # links written for the README: the include must rewrite them
+            assert options.get("relative-docs") == "docs/", f"{page_id(page)}: the included links need :relative-docs:"
+
+
+def _prose_words(text):
+    """The words of a page's prose, in order (not code blocks, tables, headings or comments)."""
+    paragraphs = re.split(r"\n\s*\n", FENCE.sub("\n\n", text))
+    keep = [line for p in paragraphs for line in p.splitlines() if not line.lstrip().startswith(("|", "#", "<!--"))]
+    return " ".join(keep).split()
+
+
+COPIED_WORDS = 12  # a clause: shorter shared runs are the manual's common phrases ("says so in one line")
+
+
+def copied_runs(text, reference, n=COPIED_WORDS):
+    """The runs of ``n`` or more words in a row of ``text``'s prose that ``reference``'s prose has too."""
+    ref = _prose_words(reference)
+    grams = {tuple(ref[i : i + n]) for i in range(len(ref) - n + 1)}
+    words, runs, i = _prose_words(text), [], 0
+    while i <= len(words) - n:
+        if tuple(words[i : i + n]) not in grams:
+            i += 1
+            continue
+        j = i
+        while j <= len(words) - n and tuple(words[j : j + n]) in grams:
+            j += 1
+        runs.append(" ".join(words[i : j + n - 1]))
+        i = j + n - 1
+    return runs
+
+
+@pytest.mark.parametrize("path", [p for p in PAGES if p != README], ids=page_id)
+def test_a_page_shares_text_with_the_readme_only_by_including_it(path):
+    """What the README says is not written again on a docs page (two copies drift: one of them is edited later, as
+    the own-model guide and the README did); the page includes the README's marked section instead."""
+    runs = copied_runs(written_text(path), README.read_text(encoding="utf-8"))
+    assert not runs, (
+        f"{page_id(path)} repeats {len(runs)} passages of the README (include them instead):\n"
+        + "\n".join(f"  {run[:110]}" for run in runs)
+    )
+
+
+def test_the_copy_check_finds_an_edited_copy_and_not_common_phrases():
+    readme = (
+        "Your data is a CSV with a `text` and a `label` column, each label a class number or one of the model's "
+        "own label names. On a transformer `certify` says so in one line.\n"
+    )
+    edited = (
+        "Your data: a CSV with a `text` and a `label` column, each label a class number or one of the model's names."
+    )
+    assert copied_runs(edited, readme) == [
+        "a CSV with a `text` and a `label` column, each label a class number or one of the model's"
+    ]
+    assert copied_runs("Otherwise `certify` says so in one line and stops.", readme) == []
+    assert copied_runs("```\n" + readme + "```\n", readme) == []  # code is not prose
+
+
 # ---------------------------------------------------------------- the figures
 
 
