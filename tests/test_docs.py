@@ -60,15 +60,14 @@ FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^\n`]*)\
 INLINE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 
 
-GENERATED = re.compile(r"^<!-- generated: \w+ -->$", re.MULTILINE)
-
-
 def written_text(path):
     """The page's hand-written text: a reference page up to its ``<!-- generated: NAME -->`` line (what follows is
     the code's own text, checked against the code below)."""
     text = path.read_text(encoding="utf-8")
-    m = GENERATED.search(text)
-    return text if m is None else text[: m.start()]
+    for name in so_reference.GENERATORS:
+        if Path(path).resolve() == so_reference.page_path(name).resolve():
+            return text.partition(so_reference.marker(name))[0]
+    return text
 
 
 def read_code(path):
