@@ -65,7 +65,7 @@ def add_parser(subparsers):
         help="after judging, write this run's results as the baseline at PATH (a file, or a folder: "
         "PATH/results.json), with the package version and the model's fingerprint",
     )
-    add_cluster_args(p, unit="each check's work", overrides="config's [run] table")
+    add_cluster_args(p, unit="work of each check", overrides="config's [run] table")
     p.set_defaults(func=run)
 
 
